@@ -1,0 +1,90 @@
+// Host-side API of the CUDA attention kernels. Every launcher takes its grid,
+// CTA-to-tile mapping and shared-memory size from the schedule structs in
+// sim/schedule/kernel_schedules.h (the same ones the simulator's trace walks).
+//
+// Tensors are addressed with element strides so both layouts work:
+//   BSHD: batch_stride = S*H*d, row_stride = H*d, head_stride = d
+//   BHSD: batch_stride = H*S*d, head_stride = S*d, row_stride = d
+// Statistics (l, m, L = m + log l, D) are fp32 [batch][heads][seq_q].
+// The dQ accumulator is fp32 [batch][heads][seq_q][d] (BHSD, contiguous).
+// Standard attention's S/P/dP/dS are [batch][heads][seq_q][seq_k] in the data type.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/schedule/kernel_schedules.h"
+#include "sim/workload/problem.h"
+
+namespace iosim::kernels {
+
+struct Strides {
+  i64 batch = 0, head = 0, row = 0;  // in elements; the column stride is 1
+};
+Strides strides_for(const workload::Problem& p, i64 heads, i64 seq);
+
+// What one launch needs to know besides pointers.
+struct AttentionConfig {
+  workload::Problem problem;        // shapes, dtype (fp16/bf16), causal, layout
+  i64 block_m = 128;                // B_r
+  i64 block_n = 64;                 // B_c
+  schedule::GemmSchedule gemm_tiles{};  // standard attention only: tile_m/n/k used
+  const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
+  float softmax_scale = 0;          // 0 = 1/sqrt(d)
+  // The tile grid the schedules iterate, with d_block_mask as its mask.
+  schedule::AttentionTiles tiles() const;
+  schedule::HeadShape shape() const;
+  float scale() const;
+};
+
+struct ForwardBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // FA2: L = m + log(l)
+  float* l = nullptr;    // FA1: row sums
+  float* m = nullptr;    // FA1: row maxima
+  void* s = nullptr;     // standard: S = Q K^T
+  void* p = nullptr;     // standard: P = softmax(scale * S)
+};
+
+struct BackwardBuffers {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* o = nullptr;
+  const void* d_o = nullptr;
+  const float* lse = nullptr;  // FA2
+  const float* l = nullptr;    // FA1
+  const float* m = nullptr;    // FA1
+  const void* p = nullptr;     // standard (saved by the forward pass)
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  float* dq_accum = nullptr;   // FA1/FA2 scratch
+  float* d = nullptr;          // FA2 scratch: D = rowsum(dO * O)
+  void* dp = nullptr;          // standard scratch
+  void* ds = nullptr;          // standard scratch
+};
+
+// Thrown when a (head_dim, block_m, block_n, dtype) combination has no
+// compiled instantiation; the message lists the compiled ones.
+struct NotCompiled : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Each algorithm's launch functions (defined in kernels/<algo>/*.cu).
+void fa2_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
+void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+void fa1_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
+void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+void standard_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
+void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+
+// "d=64 Br=128 Bc=128 fp16, ..." for error messages and --help.
+std::vector<std::string> compiled_menu(const std::string& algorithm);
+
+}  // namespace iosim::kernels

@@ -1,0 +1,51 @@
+// Exact byte counts between shared memory and global memory (the level the
+// FlashAttention IO analysis counts), per tensor, per kernel and per run,
+// obtained by walking the trace.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/trace/algorithms.h"
+
+namespace iosim::count {
+
+struct TensorBytes {
+  i64 read_bytes = 0;
+  i64 write_bytes = 0;  // includes fp32 reductions (atomic adds) sent to L2
+};
+
+struct IoTotals {
+  std::array<TensorBytes, trace::kTensorCount> by_tensor{};
+  i64 read_bytes = 0;
+  i64 write_bytes = 0;
+  i64 reduce_bytes = 0;  // the part of write_bytes that is atomic adds
+  i64 tensor_flops = 0;
+  i64 fp32_ops = 0;
+  i64 sfu_ops = 0;
+  i64 steps = 0;
+  i64 total_bytes() const { return read_bytes + write_bytes; }
+  void add(const IoTotals& o);
+};
+
+struct KernelCount {
+  std::string name;
+  workload::Pass pass = workload::Pass::fwd;
+  schedule::Dim3 grid;
+  trace::CtaResources cta;
+  IoTotals io;
+};
+
+struct RunCount {
+  std::vector<KernelCount> kernels;
+  IoTotals io;
+};
+
+// Walks every CTA of the kernel (one index along each replica dimension,
+// scaled by its extent) and sums the tile bytes of every step.
+KernelCount count_kernel(const trace::KernelTrace& kernel, const trace::TensorTable& tensors);
+RunCount count_run(const trace::AlgorithmTrace& run);
+// Adds one step's bytes and work, multiplied by `weight` CTAs.
+void add_step(IoTotals& io, const trace::Step& step, const trace::TensorTable& tensors, i64 weight);
+
+}  // namespace iosim::count

@@ -1,0 +1,102 @@
+// The tile grid of one attention head: which (query block i, key block j)
+// tiles exist, which of them causal masking and block sparsity leave active,
+// and in which order a CTA visits them.
+//
+// This header is the single description shared by the trace generator
+// (sim/trace) and the CUDA kernels (kernels/): both iterate key/query blocks
+// through first_n_block/next_n_block and first_m_block/next_m_block, so a
+// kernel cannot visit a tile the trace does not count, or the reverse.
+#pragma once
+#include <cstdint>
+
+#include "sim/common/hd.h"
+
+namespace iosim::schedule {
+
+// Block-sparsity mask over this tiling's own (block_m x block_n) grid,
+// row-major [m_block][n_block]; active == nullptr means dense.
+struct BlockMaskView {
+  const std::uint8_t* active = nullptr;
+  i64 m_blocks = 0;
+  i64 n_blocks = 0;
+};
+
+// Causal masking is bottom-right aligned, as in FlashAttention >= 2.1:
+// query row r may see key column c iff c <= r + (seq_k - seq_q). With
+// seq_q > seq_k the first seq_q - seq_k rows see no key at all; their output
+// is defined as 0 (and their log-sum-exp as -inf).
+struct AttentionTiles {
+  i64 seq_q = 0;
+  i64 seq_k = 0;
+  i64 block_m = 0;  // B_r: query rows per tile
+  i64 block_n = 0;  // B_c: key columns per tile
+  bool causal = false;
+  BlockMaskView mask{};
+
+  IOSIM_HD i64 m_blocks() const { return ceil_div(seq_q, block_m); }
+  IOSIM_HD i64 n_blocks() const { return ceil_div(seq_k, block_n); }
+  IOSIM_HD i64 row_begin(i64 i) const { return i * block_m; }
+  IOSIM_HD i64 col_begin(i64 j) const { return j * block_n; }
+  // Ragged sequences: the last block holds only the remaining rows/columns.
+  IOSIM_HD i64 rows_in(i64 i) const { return min_i64(block_m, seq_q - i * block_m); }
+  IOSIM_HD i64 cols_in(i64 j) const { return min_i64(block_n, seq_k - j * block_n); }
+
+  // One past the last key column query row r may see (0: row fully masked).
+  IOSIM_HD i64 key_end_for_row(i64 r) const {
+    if (!causal) return seq_k;
+    return max_i64(0, min_i64(seq_k, r + (seq_k - seq_q) + 1));
+  }
+  // One past the last key block any row of query block i may see.
+  IOSIM_HD i64 n_block_end(i64 i) const {
+    return ceil_div(key_end_for_row(row_begin(i) + rows_in(i) - 1), block_n);
+  }
+  // First query block with a row that may see a key of key block j.
+  IOSIM_HD i64 m_block_begin(i64 j) const {
+    if (!causal) return 0;
+    const i64 first_row = max_i64(0, col_begin(j) - (seq_k - seq_q));
+    return first_row >= seq_q ? m_blocks() : first_row / block_m;
+  }
+
+  IOSIM_HD bool mask_allows(i64 i, i64 j) const {
+    return mask.active == nullptr || mask.active[i * mask.n_blocks + j] != 0;
+  }
+  IOSIM_HD bool is_active(i64 i, i64 j) const {
+    return j < n_block_end(i) && i >= m_block_begin(j) && mask_allows(i, j);
+  }
+  // True when some element of an active tile lies above the causal diagonal,
+  // so the tile must be masked element by element.
+  IOSIM_HD bool crosses_diagonal(i64 i, i64 j) const {
+    return causal && col_begin(j) + cols_in(j) > key_end_for_row(row_begin(i));
+  }
+
+  // Key blocks visited by the CTA that owns query block i, in order:
+  //   for (j = first_n_block(i); j < n_block_end(i); j = next_n_block(i, j))
+  IOSIM_HD i64 first_n_block(i64 i) const { return skip_masked_n(i, 0); }
+  IOSIM_HD i64 next_n_block(i64 i, i64 j) const { return skip_masked_n(i, j + 1); }
+  // Query blocks visited by the CTA that owns key block j, in order:
+  //   for (i = first_m_block(j); i < m_blocks(); i = next_m_block(j, i))
+  IOSIM_HD i64 first_m_block(i64 j) const { return skip_masked_m(j, m_block_begin(j)); }
+  IOSIM_HD i64 next_m_block(i64 j, i64 i) const { return skip_masked_m(j, i + 1); }
+
+  // Number of active tiles in query block i / key block j.
+  IOSIM_HD i64 active_in_row(i64 i) const {
+    i64 n = 0;
+    for (i64 j = first_n_block(i); j < n_block_end(i); j = next_n_block(i, j)) ++n;
+    return n;
+  }
+  IOSIM_HD bool column_has_active(i64 j) const { return first_m_block(j) < m_blocks(); }
+
+ private:
+  IOSIM_HD i64 skip_masked_n(i64 i, i64 j) const {
+    const i64 end = n_block_end(i);
+    while (j < end && !mask_allows(i, j)) ++j;
+    return j < end ? j : end;
+  }
+  IOSIM_HD i64 skip_masked_m(i64 j, i64 i) const {
+    const i64 end = m_blocks();
+    while (i < end && !(mask_allows(i, j) && j < n_block_end(i))) ++i;
+    return i;
+  }
+};
+
+}  // namespace iosim::schedule

@@ -1,0 +1,215 @@
+// One schedule per kernel: its grid, which tiles each CTA owns, the order it
+// visits them, and the shared memory it holds. The trace generator
+// (sim/trace/*.cpp) walks these to emit memory accesses; the CUDA launchers
+// (kernels/) take their grid and shared-memory size from the same structs and
+// the device code calls the same loop functions. Nothing here allocates.
+#pragma once
+#include "sim/common/hd.h"
+#include "sim/schedule/attention_tiles.h"
+
+namespace iosim::schedule {
+
+struct Dim3 {
+  i64 x = 1, y = 1, z = 1;
+  IOSIM_HD i64 count() const { return x * y * z; }
+};
+
+// Batch and heads. Grouped-query attention: query head h reads K/V head
+// h / group(); H_kv == H is multi-head, H_kv == 1 multi-query.
+struct HeadShape {
+  i64 batch = 1;
+  i64 heads = 1;
+  i64 kv_heads = 1;
+  IOSIM_HD i64 group() const { return heads / kv_heads; }
+  IOSIM_HD i64 kv_head_of(i64 head) const { return head / group(); }
+};
+
+// Bytes per element: the input dtype for Q/K/V/O and gradients; statistics
+// (l, m, L, D) and the dQ accumulator are always fp32.
+struct ElementBytes {
+  i64 data = 2;
+  static constexpr i64 kStat = 4;
+  static constexpr i64 kAccum = 4;
+};
+
+// ---------------------------------------------------------------------------
+// FlashAttention-2 forward: a CTA per (query block, head, batch), blockIdx.x
+// fastest, so all query blocks of one head run side by side and share K/V in
+// L2. Inner loop over the active key blocks; O and L = m + log(l) written once.
+struct Fa2ForwardSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 m_block, head, batch;
+  };
+  IOSIM_HD Dim3 grid() const { return {tiles.m_blocks(), shape.heads, shape.batch}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
+  // Shared memory: Q_i, K_j, V_j tiles (S/P and the O accumulator live in registers).
+  IOSIM_HD i64 sram_bytes() const {
+    return (tiles.block_m + 2 * tiles.block_n) * head_dim * bytes.data;
+  }
+};
+
+// FlashAttention-2 backward main kernel: a CTA per (key block, KV head, batch).
+// For grouped-query attention the CTA loops over the query heads of its group,
+// so dK_j/dV_j sum over the group on chip and are written once (FlashAttention-2
+// instead writes per-query-head dK/dV and reduces them afterwards; this saves
+// that traffic and a kernel). dQ is accumulated in fp32 with atomic adds.
+struct Fa2BackwardSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 n_block, kv_head, batch;
+  };
+  IOSIM_HD Dim3 grid() const { return {tiles.n_blocks(), shape.kv_heads, shape.batch}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
+  IOSIM_HD i64 first_head(const Cta& c) const { return c.kv_head * shape.group(); }
+  // Shared memory: K_j, V_j, Q_i, dO_i tiles, and P_ij, dS_ij in the data type.
+  IOSIM_HD i64 sram_bytes() const {
+    return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim +
+            2 * tiles.block_m * tiles.block_n) *
+           bytes.data;
+  }
+};
+
+// Row-wise pre/post-processing kernels of the FlashAttention-2 backward pass
+// (D = rowsum(dO * O) and zeroing dQaccum; converting dQaccum to dQ): a CTA per
+// (row block, head, batch).
+struct RowBlockSchedule {
+  i64 rows = 0;
+  i64 block_rows = 128;
+  HeadShape shape;
+  IOSIM_HD i64 row_blocks() const { return ceil_div(rows, block_rows); }
+  IOSIM_HD Dim3 grid() const { return {row_blocks(), shape.heads, shape.batch}; }
+  IOSIM_HD i64 rows_in(i64 b) const { return min_i64(block_rows, rows - b * block_rows); }
+};
+
+// ---------------------------------------------------------------------------
+// FlashAttention (v1) forward, Algorithm 1: a CTA per (head, batch). Outer loop
+// over key blocks j, inner over query blocks i; O_i, l_i, m_i are read and
+// written in global memory in every inner step. Step 2's initialisation
+// (O = 0, l = 0, m = -inf) is done by the same CTA before the loops. A key block
+// with no active tile is skipped entirely.
+struct Fa1ForwardSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 head, batch;
+  };
+  IOSIM_HD Dim3 grid() const { return {shape.heads, shape.batch, 1}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 /*z*/) const { return {x, y}; }
+  // Shared memory: K_j, V_j, Q_i, O_i tiles, S_ij/P_ij, and l_i, m_i.
+  IOSIM_HD i64 sram_bytes() const {
+    return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim +
+            tiles.block_m * tiles.block_n) *
+               bytes.data +
+           2 * tiles.block_m * ElementBytes::kStat;
+  }
+};
+
+// FlashAttention (v1) backward, Algorithm 4: a CTA per (KV head, batch).
+// dQ, dK, dV are initialised in global memory (step 5); dQ lives in an fp32
+// accumulator (dQaccum) that the inner loop reads and writes, and the CTA
+// converts it to dQ at the end. D_i = rowsum(dO_i * O_i) is recomputed in every
+// inner step, as in the algorithm. Query heads of a GQA group are looped inside
+// the CTA so that dK_j, dV_j sum over the group on chip.
+struct Fa1BackwardSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 kv_head, batch;
+  };
+  IOSIM_HD Dim3 grid() const { return {shape.kv_heads, shape.batch, 1}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 /*z*/) const { return {x, y}; }
+  // Shared memory: K_j, V_j, Q_i, O_i, dO_i tiles, the fp32 dQ_i tile,
+  // S_ij/P_ij and dS_ij, and l_i, m_i.
+  IOSIM_HD i64 sram_bytes() const {
+    return (2 * tiles.block_n * head_dim + 3 * tiles.block_m * head_dim +
+            2 * tiles.block_m * tiles.block_n) *
+               bytes.data +
+           tiles.block_m * head_dim * ElementBytes::kAccum + 2 * tiles.block_m * ElementBytes::kStat;
+  }
+};
+
+// FlashAttention (v1) forward with the loop order swapped (a teaching variant
+// from the seeds' slides): a CTA per (head, batch), outer loop over query
+// blocks, inner over key blocks; O_i accumulates on chip. Like Algorithm 1 it
+// loads O_i once per query block, so its count is 8N^2d^2/M + 3dN + 2N.
+struct Fa1SwappedForwardSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 head, batch;
+  };
+  IOSIM_HD Dim3 grid() const { return {shape.heads, shape.batch, 1}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 /*z*/) const { return {x, y}; }
+  IOSIM_HD i64 sram_bytes() const {
+    return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim +
+            tiles.block_m * tiles.block_n) *
+               bytes.data +
+           2 * tiles.block_m * ElementBytes::kStat;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Standard attention: batched GEMM C[m x n] = sum_g A_g[m x k] B_g[k x n].
+// A CTA per (n tile, m tile, batch*head), n fastest; each CTA walks k in
+// tile_k chunks and, for grouped-query reductions (dK, dV summed over the query
+// heads of a KV group), over the k_groups operands in turn.
+struct GemmSchedule {
+  i64 m = 0, n = 0, k = 0;
+  i64 tile_m = 128, tile_n = 128, tile_k = 32;
+  i64 batches = 1;  // batch * (heads or kv_heads)
+  i64 k_groups = 1;
+  ElementBytes bytes;
+
+  struct Cta {
+    i64 m_tile, n_tile, batch;
+  };
+  IOSIM_HD i64 m_tiles() const { return ceil_div(m, tile_m); }
+  IOSIM_HD i64 n_tiles() const { return ceil_div(n, tile_n); }
+  IOSIM_HD i64 k_chunks() const { return ceil_div(k, tile_k); }
+  IOSIM_HD Dim3 grid() const { return {n_tiles(), m_tiles(), batches}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {y, x, z}; }
+  IOSIM_HD i64 rows_in(i64 mt) const { return min_i64(tile_m, m - mt * tile_m); }
+  IOSIM_HD i64 cols_in(i64 nt) const { return min_i64(tile_n, n - nt * tile_n); }
+  IOSIM_HD i64 depth_in(i64 kc) const { return min_i64(tile_k, k - kc * tile_k); }
+  // Double-buffered A and B chunks.
+  IOSIM_HD i64 sram_bytes() const { return 2 * (tile_m + tile_n) * tile_k * bytes.data; }
+};
+
+// Standard attention's row softmax (forward: P = softmax(scale * S) with the
+// causal/block mask; backward: dS = scale * P * (dP - rowsum(dP * P))): a CTA
+// per (query row, head, batch). A row that fits in shared memory is read once;
+// a longer row is read twice (statistics pass, then the output pass).
+struct RowSoftmaxSchedule {
+  i64 seq_q = 0, seq_k = 0;
+  HeadShape shape;
+  ElementBytes bytes;
+  i64 sram_limit_bytes = 48 * 1024;
+  // fp32 staging of one row per input operand (1 forward, 2 backward).
+  i64 operands = 1;
+
+  IOSIM_HD Dim3 grid() const { return {seq_q, shape.heads, shape.batch}; }
+  IOSIM_HD bool row_fits_on_chip() const { return operands * seq_k * 4 <= sram_limit_bytes; }
+  IOSIM_HD i64 sram_bytes() const {
+    return row_fits_on_chip() ? operands * seq_k * 4 : operands * 1024 * 4;
+  }
+};
+
+}  // namespace iosim::schedule

@@ -1,0 +1,79 @@
+// Builds the kernel traces of an attention algorithm for one problem: chooses
+// the tiling (flags or the paper's rule), checks that it fits in shared memory,
+// and instantiates the schedule of every kernel the algorithm launches.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/trace/trace.h"
+#include "sim/workload/problem.h"
+
+namespace iosim::trace {
+
+enum class Algorithm { standard, fa1, fa2, fa1_swapped };
+std::string_view to_string(Algorithm a);
+Algorithm parse_algorithm(std::string_view s);  // throws InputError listing valid names
+
+// Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
+// tile_k deep chunks along the reduction).
+struct GemmTiles {
+  i64 m = 128;
+  i64 n = 128;
+  i64 k = 32;
+};
+
+struct TraceOptions {
+  Algorithm algorithm = Algorithm::fa2;
+  workload::Pass pass = workload::Pass::fwd;
+  std::optional<i64> block_m;  // B_r; default: the paper's rule
+  std::optional<i64> block_n;  // B_c
+  GemmTiles gemm;
+  // Shared memory one CTA may use (the profile's max per block), bytes.
+  i64 sram_limit_bytes = 48 * 1024;
+};
+
+// The tiling of one pass, and why it was chosen.
+struct Tiling {
+  i64 block_m = 0;
+  i64 block_n = 0;
+  i64 sram_bytes = 0;  // footprint of the pass's largest kernel
+  std::string rule;    // "flags", "paper: Bc=ceil(M/4d), Br=min(Bc,d), M=..."
+  i64 sram_elements_m = 0;  // M used by the rule (elements), 0 for flags
+};
+
+struct KernelEntry {
+  workload::Pass pass = workload::Pass::fwd;  // fwd or bwd
+  std::unique_ptr<KernelTrace> kernel;
+};
+
+// All kernels of a pass (fwd, bwd, or both in launch order).
+struct AlgorithmTrace {
+  workload::Problem problem;
+  Algorithm algorithm = Algorithm::fa2;
+  workload::Pass pass = workload::Pass::fwd;
+  Tiling tiling;  // one tiling for every kernel of the run (fwd and bwd alike)
+  GemmTiles gemm;
+  std::unique_ptr<TensorTable> tensors;
+  std::unique_ptr<workload::BlockMask> mask;  // owned storage behind the schedules' views
+  std::vector<KernelEntry> kernels;
+};
+
+// Throws InputError for tilings that do not fit, bad block sizes, or a block
+// mask file whose shape differs from the tile grid.
+AlgorithmTrace build_trace(const workload::Problem& problem, const TraceOptions& options);
+
+// The shared-memory footprint of the pass's largest kernel under a tiling.
+i64 sram_footprint(const workload::Problem& p, Algorithm a, workload::Pass pass, i64 block_m,
+                   i64 block_n, const GemmTiles& gemm, i64 sram_limit_bytes);
+
+// The paper's block rule, Bc = ceil(M/4d), Br = min(Bc, d), with M the shared
+// memory per block in elements; when the pass's footprint under that rule
+// exceeds the limit (the backward pass keeps more tiles on chip than the
+// rule assumes), M is halved until it fits, and `rule` says so.
+Tiling default_tiling(const workload::Problem& p, Algorithm a, workload::Pass pass,
+                      const GemmTiles& gemm, i64 sram_limit_bytes);
+
+}  // namespace iosim::trace

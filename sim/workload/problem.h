@@ -1,0 +1,65 @@
+// The attention problem being simulated: shapes, data type, masking and the
+// memory layout of the tensors. Pure data, shared by the simulator and the
+// kernel harness.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/common/hd.h"
+
+namespace iosim::workload {
+
+enum class DType { fp16, bf16, fp32 };
+enum class Layout { bshd, bhsd };  // bshd: FlashAttention's default (batch, seq, head, dim)
+enum class Pass { fwd, bwd, fwdbwd };
+
+i64 dtype_bytes(DType t);
+std::string_view to_string(DType t);
+std::string_view to_string(Layout l);
+std::string_view to_string(Pass p);
+// Parsers throw InputError naming the valid choices.
+DType parse_dtype(std::string_view s);
+Layout parse_layout(std::string_view s);
+Pass parse_pass(std::string_view s);
+
+// A block-sparsity mask over an algorithm's (block_m x block_n) tile grid.
+struct BlockMask {
+  i64 m_blocks = 0;
+  i64 n_blocks = 0;
+  std::vector<std::uint8_t> active;  // row-major, 1 = computed
+  i64 nonzero() const;
+  double density() const;
+};
+
+// How the block mask is specified; it is materialised per tiling, because a
+// mask is defined on the tile grid the algorithm uses.
+struct SparsitySpec {
+  enum class Kind { dense, random_density, file } kind = Kind::dense;
+  double density = 1.0;
+  std::uint64_t seed = 0;
+  std::string file;
+  bool is_dense() const { return kind == Kind::dense; }
+  // Throws InputError when a file's shape differs from the tile grid.
+  BlockMask materialise(i64 m_blocks, i64 n_blocks) const;
+};
+
+struct Problem {
+  i64 batch = 1;
+  i64 heads = 1;
+  i64 kv_heads = 1;
+  i64 seq_q = 1024;
+  i64 seq_k = 1024;
+  i64 head_dim = 64;
+  DType dtype = DType::fp16;
+  bool causal = false;
+  SparsitySpec sparsity;
+  Layout layout = Layout::bshd;
+
+  i64 elem_bytes() const { return dtype_bytes(dtype); }
+  // Throws InputError for non-positive sizes or heads % kv_heads != 0.
+  void validate() const;
+};
+
+}  // namespace iosim::workload
