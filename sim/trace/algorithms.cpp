@@ -654,6 +654,7 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
   out.algorithm = options.algorithm;
   out.pass = options.pass;
   out.gemm = options.gemm;
+  out.sram_limit_bytes = options.sram_limit_bytes;
   const Algorithm a = options.algorithm;
   if (a == Algorithm::fa1_swapped && has_backward(options.pass))
     throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");

@@ -56,6 +56,7 @@ struct AlgorithmTrace {
   workload::Pass pass = workload::Pass::fwd;
   Tiling tiling;  // one tiling for every kernel of the run (fwd and bwd alike)
   GemmTiles gemm;
+  i64 sram_limit_bytes = 0;  // the profile's shared memory per block
   std::unique_ptr<TensorTable> tensors;
   std::unique_ptr<workload::BlockMask> mask;  // owned storage behind the schedules' views
   std::vector<KernelEntry> kernels;

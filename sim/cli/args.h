@@ -1,0 +1,47 @@
+// A strict command-line parser: every flag is declared with its kind and help
+// text; unknown flags, missing values and malformed numbers are errors that
+// name the flag and what would be valid.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/common/hd.h"
+
+namespace iosim::cli {
+
+class ArgParser {
+ public:
+  enum class Kind { flag, integer, real, text };
+  ArgParser(std::string command, std::string summary) : command_(std::move(command)), summary_(std::move(summary)) {}
+
+  ArgParser& add(const std::string& name, Kind kind, const std::string& metavar, const std::string& help);
+  // Parses argv-style arguments; throws InputError. "--help" sets help_requested().
+  void parse(const std::vector<std::string>& args);
+
+  bool help_requested() const { return help_; }
+  std::string help() const;
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  bool flag(const std::string& name) const { return has(name); }
+  std::optional<i64> integer(const std::string& name) const;
+  std::optional<double> real(const std::string& name) const;
+  std::optional<std::string> text(const std::string& name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  void allow_positional(const std::string& metavar, const std::string& help);
+
+ private:
+  struct Spec {
+    Kind kind;
+    std::string metavar, help;
+  };
+  std::string command_, summary_;
+  std::vector<std::string> order_;
+  std::map<std::string, Spec> specs_;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+  std::optional<std::pair<std::string, std::string>> positional_spec_;
+  bool help_ = false;
+};
+
+}  // namespace iosim::cli

@@ -1,0 +1,103 @@
+// `iosim` with no arguments: GPT-2 medium attention, forward + backward, for
+// standard attention, FlashAttention and FlashAttention-2 on the A100 profile.
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/scenario.h"
+#include "sim/count/formulas.h"
+#include "sim/count/io_count.h"
+#include "sim/report/count_report.h"
+
+namespace iosim::cli {
+
+namespace {
+
+struct Row {
+  trace::AlgorithmTrace run;
+  count::RunCount counts;
+  count::Formula formula;
+};
+
+std::string gb(i64 bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_default(const Args& args) {
+  ArgParser parser("", "Default scenario: GPT-2 medium attention (B=64, H=16, N=1024, d=64, fp16), forward +\n"
+                       "backward, for standard attention, FlashAttention (fa1) and FlashAttention-2 (fa2).");
+  parser.add("profile", ArgParser::Kind::text, "NAME|FILE", "hardware profile [a100-sxm4-40gb]");
+  parser.add("json", ArgParser::Kind::flag, "", "print a JSON array of the three simulate objects");
+  parser.parse(args);
+  if (parser.help_requested()) {
+    std::cout << parser.help();
+    return 0;
+  }
+  const auto prof = profile::find_profile(parser.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  const workload::Problem problem = gpt2_medium_problem();
+
+  std::vector<Row> rows;
+  for (auto algo : {trace::Algorithm::standard, trace::Algorithm::fa1, trace::Algorithm::fa2}) {
+    trace::TraceOptions opt;
+    opt.algorithm = algo;
+    opt.pass = workload::Pass::fwdbwd;
+    opt.sram_limit_bytes = prof.smem_per_block_bytes;
+    Row r{trace::build_trace(problem, opt), {}, {}};
+    r.counts = count::count_run(r.run);
+    r.formula = count::formula_for(r.run);
+    rows.push_back(std::move(r));
+  }
+
+  if (parser.flag("json")) {
+    report::JsonWriter j(std::cout);
+    j.begin_array();
+    for (const auto& r : rows) {
+      j.begin_object();
+      report::write_count_fields(j, prof, r.run, r.counts, r.formula);
+      j.end_object();
+    }
+    j.end_array();
+    return 0;
+  }
+
+  std::cout << "GPT-2 medium attention, forward + backward: " << report::describe_problem(problem) << "\n"
+            << "profile: " << prof.display_name << " (" << prof.name << "), shared memory per CTA "
+            << prof.smem_per_block_bytes << " B\n\n"
+            << "Bytes moved between on-chip SRAM and global memory (GB = 1e9 B), counted from each\n"
+            << "algorithm's trace, beside the closed-form count derived from its loop nest:\n\n";
+  std::cout << std::left << std::setw(10) << "algorithm" << std::right << std::setw(11) << "Br x Bc" << std::setw(9)
+            << "kernels" << std::setw(9) << "GFLOP" << std::setw(9) << "read" << std::setw(9) << "write"
+            << std::setw(9) << "total" << std::setw(10) << "formula" << std::setw(15) << "trace/formula"
+            << std::setw(13) << "vs standard" << "\n";
+  const double standard_total = static_cast<double>(rows.front().counts.io.total_bytes());
+  for (const auto& r : rows) {
+    std::ostringstream tiles, ratio, vs;
+    tiles << r.run.tiling.block_m << " x " << r.run.tiling.block_n;
+    const auto& io = r.counts.io;
+    ratio << std::fixed << std::setprecision(6)
+          << static_cast<double>(io.total_bytes()) / static_cast<double>(r.formula.bytes());
+    vs << std::fixed << std::setprecision(3) << static_cast<double>(io.total_bytes()) / standard_total << "x";
+    std::cout << std::left << std::setw(10) << trace::to_string(r.run.algorithm) << std::right << std::setw(11)
+              << (r.run.algorithm == trace::Algorithm::standard ? "-" : tiles.str()) << std::setw(9)
+              << r.counts.kernels.size() << std::setw(9) << std::fixed << std::setprecision(1)
+              << static_cast<double>(io.tensor_flops) / 1e9 << std::setw(9) << gb(io.read_bytes) << std::setw(9)
+              << gb(io.write_bytes) << std::setw(9) << gb(io.total_bytes()) << std::setw(10)
+              << gb(r.formula.bytes()) << std::setw(15) << ratio.str() << std::setw(13) << vs.str() << "\n";
+  }
+  std::cout << "\nBlock sizes follow the FlashAttention paper's rule Bc = ceil(M/4d), Br = min(Bc, d), with M\n"
+               "halved until the backward pass's tiles fit. Standard attention writes and re-reads the N x N\n"
+               "matrices S, P, dP and dS, so its traffic grows as N^2; FlashAttention's grows as N^2 d^2 / M.\n"
+               "For reference, the FlashAttention paper (Fig. 2) measured 40.3 GB (standard) and 4.4 GB\n"
+               "(FlashAttention) of HBM reads+writes for this workload on an A100; its standard attention also\n"
+               "materialises masking and dropout intermediates, which these counts do not include.\n"
+               "Details: iosim simulate --help; per-kernel and per-tensor counts: iosim simulate ... --json\n";
+  return 0;
+}
+
+}  // namespace iosim::cli

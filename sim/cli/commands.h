@@ -1,0 +1,16 @@
+// The iosim subcommands. Each takes the arguments after its name and returns
+// the process exit code; errors are thrown as InputError and reported by main.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace iosim::cli {
+
+using Args = std::vector<std::string>;
+
+int cmd_default(const Args& args);   // `iosim` alone: the GPT-2 medium comparison
+int cmd_simulate(const Args& args);  // `iosim simulate ...`
+int cmd_profiles(const Args& args);  // `iosim profiles`
+int cmd_numerics(const Args& args);  // `iosim numerics ...`: tiled CPU execution vs double reference
+
+}  // namespace iosim::cli

@@ -1,0 +1,62 @@
+// iosim: a memory-hierarchy simulator for tiled attention algorithms.
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <map>
+
+#include "sim/cli/commands.h"
+#include "sim/common/error.h"
+
+namespace {
+
+struct Command {
+  std::function<int(const iosim::cli::Args&)> run;
+  const char* summary;
+};
+
+const std::map<std::string, Command>& commands() {
+  using namespace iosim::cli;
+  static const std::map<std::string, Command> table = {
+      {"simulate", {cmd_simulate, "count (and simulate) one algorithm on one problem; --help lists the flags"}},
+      {"profiles", {cmd_profiles, "list the hardware profiles"}},
+      {"numerics", {cmd_numerics, "run an algorithm's tiled loop nest on the CPU and report its error vs a double reference"}},
+  };
+  return table;
+}
+
+void print_usage(std::ostream& out) {
+  out << "usage: iosim [COMMAND] [flags]\n\n"
+         "With no command, iosim runs its default scenario: GPT-2 medium attention\n"
+         "(B=64, H=16, N=1024, d=64, fp16, forward+backward) for standard attention,\n"
+         "FlashAttention 1 and 2 on the A100 profile.\n\ncommands:\n";
+  for (const auto& [name, c] : commands()) out << "  " << name << "\n      " << c.summary << "\n";
+  out << "\n'iosim COMMAND --help' describes each command.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const iosim::cli::Args all(argv + 1, argv + argc);
+  try {
+    if (all.empty()) return iosim::cli::cmd_default(all);
+    const std::string& first = all.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+      print_usage(std::cout);
+      return 0;
+    }
+    if (first.rfind("--", 0) == 0) return iosim::cli::cmd_default(all);
+    const auto it = commands().find(first);
+    if (it == commands().end()) {
+      std::cerr << "iosim: unknown command '" << first << "'\n\n";
+      print_usage(std::cerr);
+      return 2;
+    }
+    return it->second.run(iosim::cli::Args(all.begin() + 1, all.end()));
+  } catch (const iosim::InputError& e) {
+    std::cerr << "iosim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "iosim: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,23 @@
+// The flags that describe one simulated scenario (profile, problem, algorithm,
+// pass, tiling), shared by `iosim simulate` and `iosim trace`.
+#pragma once
+#include "sim/cli/args.h"
+#include "sim/profile/hardware_profile.h"
+#include "sim/trace/algorithms.h"
+
+namespace iosim::cli {
+
+struct Scenario {
+  profile::HardwareProfile profile;
+  workload::Problem problem;
+  trace::TraceOptions options;
+};
+
+void add_scenario_flags(ArgParser& parser);
+// Throws InputError for missing or inconsistent flags.
+Scenario scenario_from_flags(const ArgParser& parser);
+
+// GPT-2 medium attention (B=64, H=16, N=1024, d=64, fp16), the default scenario.
+workload::Problem gpt2_medium_problem();
+
+}  // namespace iosim::cli

@@ -1,0 +1,238 @@
+#include "sim/count/formulas.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace iosim::count {
+
+using trace::Algorithm;
+using workload::Pass;
+
+namespace {
+
+i64 cdiv(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// Key blocks a query block may touch under bottom-right causal masking,
+// derived from the last row of the block: row r sees keys [0, r + N_k - N_q].
+i64 causal_key_blocks(const workload::Problem& p, i64 block_m, i64 block_n, i64 i) {
+  const i64 last_row = std::min(p.seq_q, (i + 1) * block_m) - 1;
+  const i64 key_end = std::clamp<i64>(last_row + p.seq_k - p.seq_q + 1, 0, p.seq_k);
+  return cdiv(key_end, block_n);
+}
+
+}  // namespace
+
+TileStats tile_stats(const workload::Problem& p, i64 bm, i64 bn, const workload::BlockMask* mask) {
+  TileStats s;
+  s.t_r = cdiv(p.seq_q, bm);
+  s.t_c = cdiv(p.seq_k, bn);
+  auto rows = [&](i64 i) { return std::min(bm, p.seq_q - i * bm); };
+  auto cols = [&](i64 j) { return std::min(bn, p.seq_k - j * bn); };
+  auto key_blocks = [&](i64 i) { return p.causal ? causal_key_blocks(p, bm, bn, i) : s.t_c; };
+  const bool masked = mask != nullptr && !mask->active.empty();
+
+  if (!masked) {
+    i64 widest = 0;
+    for (i64 i = 0; i < s.t_r; ++i) {
+      const i64 r = key_blocks(i);
+      s.active += r;
+      s.rows_over_active += rows(i) * r;
+      s.cols_over_active += std::min(r * bn, p.seq_k);  // the first r key blocks
+      if (r > 0) s.rows_with_active += rows(i);
+      widest = std::max(widest, r);
+    }
+    s.cols_with_active = std::min(widest * bn, p.seq_k);
+    return s;
+  }
+  std::vector<char> column_used(static_cast<size_t>(s.t_c), 0);
+  for (i64 i = 0; i < s.t_r; ++i) {
+    const i64 r_end = key_blocks(i);
+    i64 r = 0;
+    for (i64 j = 0; j < r_end; ++j) {
+      if (!mask->active[static_cast<size_t>(i * mask->n_blocks + j)]) continue;
+      ++r;
+      s.cols_over_active += cols(j);
+      column_used[static_cast<size_t>(j)] = 1;
+    }
+    s.active += r;
+    s.rows_over_active += rows(i) * r;
+    if (r > 0) s.rows_with_active += rows(i);
+  }
+  for (i64 j = 0; j < s.t_c; ++j)
+    if (column_used[static_cast<size_t>(j)]) s.cols_with_active += cols(j);
+  return s;
+}
+
+namespace {
+
+constexpr i64 kStat = schedule::ElementBytes::kStat;
+constexpr i64 kAcc = schedule::ElementBytes::kAccum;
+
+struct Builder {
+  Formula f;
+  void read(std::string what, i64 bytes) {
+    f.read_bytes += bytes;
+    f.terms.push_back({"read  " + std::move(what), bytes});
+  }
+  void write(std::string what, i64 bytes) {
+    f.write_bytes += bytes;
+    f.terms.push_back({"write " + std::move(what), bytes});
+  }
+};
+
+struct Dims {
+  i64 B, H, Hkv, G, Nq, Nk, d, e;
+  i64 BH() const { return B * H; }
+  i64 BHkv() const { return B * Hkv; }
+};
+
+void standard_forward(Builder& b, const Dims& x, const trace::GemmTiles& g, bool two_pass) {
+  const i64 nn = x.Nq * x.Nk * x.e;
+  b.read("Q in S=QK^T: e*Nq*d*ceil(Nk/gemm_n) per head", x.BH() * x.e * x.Nq * x.d * cdiv(x.Nk, g.n));
+  b.read("K in S=QK^T: e*Nk*d*ceil(Nq/gemm_m) per head", x.BH() * x.e * x.Nk * x.d * cdiv(x.Nq, g.m));
+  b.write("S: e*Nq*Nk per head", x.BH() * nn);
+  b.read(two_pass ? "S in softmax (2 passes): 2*e*Nq*Nk per head" : "S in softmax: e*Nq*Nk per head",
+         x.BH() * nn * (two_pass ? 2 : 1));
+  b.write("P: e*Nq*Nk per head", x.BH() * nn);
+  b.read("P in O=PV: e*Nq*Nk*ceil(d/gemm_n) per head", x.BH() * nn * cdiv(x.d, g.n));
+  b.read("V in O=PV: e*Nk*d*ceil(Nq/gemm_m) per head", x.BH() * x.e * x.Nk * x.d * cdiv(x.Nq, g.m));
+  b.write("O: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+}
+
+void standard_backward(Builder& b, const Dims& x, const trace::GemmTiles& g, bool two_pass) {
+  const i64 nn = x.Nq * x.Nk * x.e;
+  b.read("P in dV=P^T dO: e*Nq*Nk*ceil(d/gemm_n) per head", x.BH() * nn * cdiv(x.d, g.n));
+  b.read("dO in dV=P^T dO: e*Nq*d*ceil(Nk/gemm_m) per head", x.BH() * x.e * x.Nq * x.d * cdiv(x.Nk, g.m));
+  b.write("dV: e*Nk*d per KV head", x.BHkv() * x.e * x.Nk * x.d);
+  b.read("dO in dP=dO V^T: e*Nq*d*ceil(Nk/gemm_n) per head", x.BH() * x.e * x.Nq * x.d * cdiv(x.Nk, g.n));
+  b.read("V in dP=dO V^T: e*Nk*d*ceil(Nq/gemm_m) per head", x.BH() * x.e * x.Nk * x.d * cdiv(x.Nq, g.m));
+  b.write("dP: e*Nq*Nk per head", x.BH() * nn);
+  b.read(two_pass ? "P, dP in softmax backward (2 passes): 4*e*Nq*Nk per head"
+                  : "P, dP in softmax backward: 2*e*Nq*Nk per head",
+         x.BH() * nn * 2 * (two_pass ? 2 : 1));
+  b.write("dS: e*Nq*Nk per head", x.BH() * nn);
+  b.read("dS in dQ=dS K: e*Nq*Nk*ceil(d/gemm_n) per head", x.BH() * nn * cdiv(x.d, g.n));
+  b.read("K in dQ=dS K: e*Nk*d*ceil(Nq/gemm_m) per head", x.BH() * x.e * x.Nk * x.d * cdiv(x.Nq, g.m));
+  b.write("dQ: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+  b.read("dS in dK=dS^T Q: e*Nq*Nk*ceil(d/gemm_n) per head", x.BH() * nn * cdiv(x.d, g.n));
+  b.read("Q in dK=dS^T Q: e*Nq*d*ceil(Nk/gemm_m) per head", x.BH() * x.e * x.Nq * x.d * cdiv(x.Nk, g.m));
+  b.write("dK: e*Nk*d per KV head", x.BHkv() * x.e * x.Nk * x.d);
+}
+
+void fa1_forward(Builder& b, const Dims& x, const TileStats& s) {
+  b.write("init O=0, l=0, m=-inf: e*Nq*d + 8*Nq per head", x.BH() * (x.e * x.Nq * x.d + 2 * kStat * x.Nq));
+  b.read("K_j, V_j once per active key block: 2*e*d*Nk per head (dense)", x.BH() * 2 * x.e * x.d * s.cols_with_active);
+  b.read("Q_i, O_i per active tile: 2*e*d*Nq*T_c per head (dense)", x.BH() * 2 * x.e * x.d * s.rows_over_active);
+  b.read("l_i, m_i per active tile: 8*Nq*T_c per head (dense)", x.BH() * 2 * kStat * s.rows_over_active);
+  b.write("O_i per active tile: e*d*Nq*T_c per head (dense)", x.BH() * x.e * x.d * s.rows_over_active);
+  b.write("l_i, m_i per active tile: 8*Nq*T_c per head (dense)", x.BH() * 2 * kStat * s.rows_over_active);
+}
+
+void fa1_swapped_forward(Builder& b, const Dims& x, const TileStats& s) {
+  b.read("Q_i, O_i once: 2*e*Nq*d per head", x.BH() * 2 * x.e * x.Nq * x.d);
+  b.read("K_j, V_j per active tile: 2*e*d*Nk*T_r per head (dense)", x.BH() * 2 * x.e * x.d * s.cols_over_active);
+  b.write("O once: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+  b.write("l, m once: 8*Nq per head", x.BH() * 2 * kStat * x.Nq);
+}
+
+void fa1_backward(Builder& b, const Dims& x, const TileStats& s) {
+  b.write("init dK, dV = 0: 2*e*Nk*d per KV head", x.BHkv() * 2 * x.e * x.Nk * x.d);
+  b.write("init dQaccum = 0: 4*Nq*d per head", x.BH() * kAcc * x.Nq * x.d);
+  b.read("K_j, V_j once per active key block: 2*e*d*Nk per KV head (dense)",
+         x.BHkv() * 2 * x.e * x.d * s.cols_with_active);
+  b.read("Q_i, O_i, dO_i per active tile: 3*e*d*Nq*T_c per head (dense)", x.BH() * 3 * x.e * x.d * s.rows_over_active);
+  b.read("dQaccum_i per active tile: 4*d*Nq*T_c per head (dense)", x.BH() * kAcc * x.d * s.rows_over_active);
+  b.read("l_i, m_i per active tile: 8*Nq*T_c per head (dense)", x.BH() * 2 * kStat * s.rows_over_active);
+  b.write("dQaccum_i per active tile: 4*d*Nq*T_c per head (dense)", x.BH() * kAcc * x.d * s.rows_over_active);
+  b.write("dK_j, dV_j once per active key block: 2*e*d*Nk per KV head (dense)",
+          x.BHkv() * 2 * x.e * x.d * s.cols_with_active);
+  b.read("dQaccum in the final convert: 4*Nq*d per head", x.BH() * kAcc * x.Nq * x.d);
+  b.write("dQ: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+}
+
+void fa2_forward(Builder& b, const Dims& x, const TileStats& s) {
+  b.read("Q_i once per query block with an active tile: e*Nq*d per head (dense)", x.BH() * x.e * x.d * s.rows_with_active);
+  b.read("K_j, V_j per active tile: 2*e*d*Nk*T_r per head (dense)", x.BH() * 2 * x.e * x.d * s.cols_over_active);
+  b.write("O: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+  b.write("L = m + log l: 4*Nq per head", x.BH() * kStat * x.Nq);
+}
+
+void fa2_backward(Builder& b, const Dims& x, const TileStats& s) {
+  b.read("O, dO in preprocess: 2*e*Nq*d per head", x.BH() * 2 * x.e * x.Nq * x.d);
+  b.write("D = rowsum(dO*O): 4*Nq per head", x.BH() * kStat * x.Nq);
+  b.write("dQaccum = 0: 4*Nq*d per head", x.BH() * kAcc * x.Nq * x.d);
+  b.read("K_j, V_j once per CTA: 2*e*Nk*d per KV head", x.BHkv() * 2 * x.e * x.Nk * x.d);
+  b.read("Q_i, dO_i per active tile: 2*e*d*Nq*T_c per head (dense)", x.BH() * 2 * x.e * x.d * s.rows_over_active);
+  b.read("L_i, D_i per active tile: 8*Nq*T_c per head (dense)", x.BH() * 2 * kStat * s.rows_over_active);
+  b.write("dQaccum_i atomic adds per active tile: 4*d*Nq*T_c per head (dense)", x.BH() * kAcc * x.d * s.rows_over_active);
+  b.write("dK_j, dV_j once: 2*e*Nk*d per KV head", x.BHkv() * 2 * x.e * x.Nk * x.d);
+  b.read("dQaccum in convert: 4*Nq*d per head", x.BH() * kAcc * x.Nq * x.d);
+  b.write("dQ: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+}
+
+// The papers' asymptotic expressions in elements (N = N_q, M = SRAM elements
+// of the block rule), times the element size, for all heads.
+void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& x) {
+  const double N = static_cast<double>(x.Nq), d = static_cast<double>(x.d);
+  const double M = static_cast<double>(run.tiling.sram_elements_m);
+  const double scale = static_cast<double>(x.e) * static_cast<double>(x.BH());
+  const bool fwd_only = run.pass == Pass::fwd;
+  double density = 1.0;
+  if (run.mask) density = run.mask->density();
+  switch (run.algorithm) {
+    case Algorithm::standard:
+      f.expression = fwd_only ? "Theta(Nd + N^2): 4Nd + 4N^2 (Q,K,V,O once; S, P written and read once)"
+                              : "Theta(Nd + N^2)";
+      if (fwd_only) f.paper_bytes = (4 * N * d + 4 * N * N) * scale;
+      return;
+    case Algorithm::fa1:
+      if (M <= 0) return;
+      f.expression = density < 1.0 ? "s(12N^2d^2/M) + s(16N^2d/M) + 3Nd (forward)"
+                                   : "12N^2d^2/M + 16N^2d/M + 3Nd (forward)";
+      f.paper_bytes = (density * (12 * N * N * d * d / M + 16 * N * N * d / M) + 3 * N * d) * scale;
+      if (!fwd_only) f.expression += "; backward Theta(N^2d^2/M)";
+      if (!fwd_only) f.paper_bytes = 0;
+      return;
+    case Algorithm::fa1_swapped:
+      if (M <= 0) return;
+      f.expression = "8N^2d^2/M + 3dN + 2N (loop-swapped forward, Br = Bc = M/4d)";
+      f.paper_bytes = (8 * N * N * d * d / M + 3 * d * N + 2 * N) * scale;
+      return;
+    case Algorithm::fa2:
+      f.expression = "Theta(N^2d^2/M)";
+      return;
+  }
+}
+
+}  // namespace
+
+Formula formula_for(const trace::AlgorithmTrace& run) {
+  const auto& p = run.problem;
+  const Dims x{p.batch, p.heads, p.kv_heads, p.heads / p.kv_heads, p.seq_q, p.seq_k, p.head_dim, p.elem_bytes()};
+  const TileStats s = tile_stats(p, run.tiling.block_m, run.tiling.block_n, run.mask.get());
+  const bool fwd = run.pass != Pass::bwd, bwd = run.pass != Pass::fwd;
+  Builder b;
+  switch (run.algorithm) {
+    case Algorithm::standard: {
+      // A row is read once when its fp32 staging (one row per operand) fits
+      // in a CTA's shared memory, twice otherwise.
+      const i64 limit = run.sram_limit_bytes;
+      if (fwd) standard_forward(b, x, run.gemm, 1 * p.seq_k * 4 > limit);
+      if (bwd) standard_backward(b, x, run.gemm, 2 * p.seq_k * 4 > limit);
+      break;
+    }
+    case Algorithm::fa1:
+      if (fwd) fa1_forward(b, x, s);
+      if (bwd) fa1_backward(b, x, s);
+      break;
+    case Algorithm::fa1_swapped: fa1_swapped_forward(b, x, s); break;
+    case Algorithm::fa2:
+      if (fwd) fa2_forward(b, x, s);
+      if (bwd) fa2_backward(b, x, s);
+      break;
+  }
+  paper_expression(b.f, run, x);
+  return b.f;
+}
+
+}  // namespace iosim::count

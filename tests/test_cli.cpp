@@ -1,0 +1,148 @@
+// The iosim command line: the default scenario, --json keys, and one clear
+// error with a non-zero exit for every kind of bad input.
+#define BOOST_TEST_MODULE cli
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace pt = boost::property_tree;
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;  // stdout and stderr together
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(IOSIM_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+pt::ptree json_of(const std::string& args) {
+  const Result r = run(args + " --json");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  std::istringstream in(r.out);
+  pt::ptree tree;
+  pt::read_json(in, tree);
+  return tree;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const std::string kSmall = "simulate --profile a100-sxm4-40gb --batch 2 --heads 4 --seq 512 --head-dim 64";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(default_scenario_prints_all_three_algorithms_with_exact_formulas) {
+  const Result r = run("");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* algo : {"standard", "fa1", "fa2"}) BOOST_TEST(contains(r.out, algo), algo);
+  BOOST_TEST(contains(r.out, "B=64 H=16"));
+  // Each algorithm's trace equals its closed form: three ratios of exactly 1.
+  size_t ones = 0;
+  for (size_t at = r.out.find("1.000000"); at != std::string::npos; at = r.out.find("1.000000", at + 1)) ++ones;
+  BOOST_TEST(ones == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {
+  const auto j = json_of(kSmall + " --algo fa2 --pass fwdbwd --causal");
+  for (const char* key : {"flops", "global.read_bytes", "global.write_bytes", "formula.bytes", "tiling.block_m",
+                          "tiling.block_n", "tiling.sram_bytes", "global.by_tensor.Q.read_bytes"})
+    BOOST_TEST(j.get_optional<std::string>(key).has_value(), key);
+  const long long read = j.get<long long>("global.read_bytes"), write = j.get<long long>("global.write_bytes");
+  BOOST_TEST(j.get<long long>("formula.bytes") == read + write);
+  BOOST_TEST(j.get_child("kernels").size() == 4u);  // forward + preprocess, main, convert
+  long long kernel_reads = 0;
+  for (const auto& k : j.get_child("kernels")) kernel_reads += k.second.get<long long>("global.read_bytes");
+  BOOST_TEST(kernel_reads == read);
+}
+
+BOOST_AUTO_TEST_CASE(one_million_tokens_count_in_64_bit) {
+  const auto j = json_of("simulate --profile h100-sxm5-80gb --seq 1048576 --head-dim 64 --block-m 128 --block-n 128");
+  const long long n = 1048576;
+  BOOST_TEST(j.get<long long>("flops") == 4 * n * n * 64);  // 2^48: far beyond 32 bits
+}
+
+BOOST_AUTO_TEST_CASE(help_is_available_on_every_command) {
+  for (const char* cmd : {"--help", "simulate --help", "profiles --help"}) {
+    const Result r = run(cmd);
+    BOOST_TEST(r.exit_code == 0, cmd);
+    BOOST_TEST(contains(r.out, "usage:"), cmd);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(profiles_lists_every_shipped_profile) {
+  const Result r = run("profiles");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* name : {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "t4"})
+    BOOST_TEST(contains(r.out, name), name);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {kSmall + " --bogus", "unknown flag '--bogus'"},
+      {"simulate --seq abc --head-dim 64", "expects an integer"},
+      {"simulate --seq 128", "--head-dim D is required"},
+      {"simulate --head-dim 64", "sequence length is required"},
+      {kSmall + " --algo fa3", "unknown algorithm 'fa3'"},
+      {kSmall + " --dtype fp8", "unknown dtype 'fp8'"},
+      {kSmall + " --profile nosuchgpu", "a100-sxm4-40gb"},  // lists the known profiles
+      {kSmall + " --heads 6 --kv-heads 4", "divisible"},
+      {kSmall + " --block-m 64", "--block-n"},
+      {"simulate --profile t4 --seq 512 --head-dim 128 --block-m 256 --block-n 256", "bytes of shared memory"},
+      {"simulate --profile t4 --seq 512 --head-dim 64 --dtype bf16", "no bf16"},
+      {kSmall + " --block-density 1.5", "density"},
+      {kSmall + " --block-mask /nonexistent/mask.txt", "cannot open"},
+      {"frobnicate", "unknown command"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    BOOST_TEST(r.exit_code == 2, c.args << " -> " << r.out);
+    BOOST_TEST(contains(r.out, c.expect), c.args << " -> " << r.out);
+    BOOST_TEST(!contains(r.out, "internal error"), c.args);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(block_mask_file_of_the_wrong_shape_is_rejected_with_its_shape) {
+  const std::string path = "/tmp/iosim_test_mask_" + std::to_string(getpid()) + ".txt";
+  {
+    std::ofstream f(path);
+    f << "1 0 1\n0 1 1\n";  // 2 x 3, but 512/64 = 8 query blocks
+  }
+  const Result r = run(kSmall + " --block-m 64 --block-n 64 --block-mask " + path);
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, "8 key blocks"), r.out);
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(block_mask_file_of_the_right_shape_scales_fa2_traffic) {
+  const std::string path = "/tmp/iosim_test_mask_ok_" + std::to_string(getpid()) + ".txt";
+  {
+    std::ofstream f(path);
+    for (int i = 0; i < 4; ++i) f << (i % 2 ? "1 0 0 0\n" : "1 1 1 1\n");  // 10 of 16 tiles
+  }
+  const auto sparse = json_of(kSmall + " --block-m 128 --block-n 128 --block-mask " + path);
+  const auto dense = json_of(kSmall + " --block-m 128 --block-n 128");
+  const long long k_sparse = sparse.get<long long>("global.by_tensor.K.read_bytes");
+  const long long k_dense = dense.get<long long>("global.by_tensor.K.read_bytes");
+  BOOST_TEST(k_sparse * 16 == k_dense * 10);  // 10 of 16 tiles active
+  std::remove(path.c_str());
+}
