@@ -1,5 +1,8 @@
 #include "sim/count/io_count.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace iosim::count {
 
 void IoTotals::add(const IoTotals& o) {
@@ -42,12 +45,24 @@ KernelCount count_kernel(const trace::KernelTrace& kernel, const trace::TensorTa
   const schedule::Dim3 g = kernel.grid();
   const i64 nx = replica[0] ? 1 : g.x, ny = replica[1] ? 1 : g.y, nz = replica[2] ? 1 : g.z;
   const i64 weight = (replica[0] ? g.x : 1) * (replica[1] ? g.y : 1) * (replica[2] ? g.z : 1);
-  for (i64 z = 0; z < nz; ++z)
-    for (i64 y = 0; y < ny; ++y)
-      for (i64 x = 0; x < nx; ++x) {
-        auto steps = kernel.cta_steps(x, y, z);
-        while (steps.next()) add_step(kc.io, steps.value(), tensors, weight);
-      }
+  const i64 ctas = nx * ny * nz;
+  // CTAs are independent, so long grids are split across hardware threads;
+  // each thread sums its own totals and the sums are exact integers.
+  const i64 threads = std::clamp<i64>(static_cast<i64>(std::thread::hardware_concurrency()), 1, 16);
+  const i64 workers = ctas >= 4096 ? threads : 1;
+  std::vector<IoTotals> partial(static_cast<size_t>(workers));
+  auto work = [&](i64 w) {
+    for (i64 c = w; c < ctas; c += workers) {
+      const i64 x = c % nx, y = (c / nx) % ny, z = c / (nx * ny);
+      auto steps = kernel.cta_steps(x, y, z);
+      while (steps.next()) add_step(partial[static_cast<size_t>(w)], steps.value(), tensors, weight);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (i64 w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  for (const auto& p : partial) kc.io.add(p);
   return kc;
 }
 
