@@ -104,8 +104,9 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {"simulate --head-dim 64", "sequence length is required"},
       {kSmall + " --algo fa3", "unknown algorithm 'fa3'"},
       {kSmall + " --dtype fp8", "unknown dtype 'fp8'"},
-      {kSmall + " --profile nosuchgpu", "a100-sxm4-40gb"},  // lists the known profiles
-      {kSmall + " --heads 6 --kv-heads 4", "divisible"},
+      {"simulate --profile nosuchgpu --seq 64 --head-dim 64", "a100-sxm4-40gb"},  // lists the known profiles
+      {"simulate --heads 6 --kv-heads 4 --seq 64 --head-dim 64", "divisible"},
+      {kSmall + " --heads 8", "given twice"},
       {kSmall + " --block-m 64", "--block-n"},
       {"simulate --profile t4 --seq 512 --head-dim 128 --block-m 256 --block-n 256", "bytes of shared memory"},
       {"simulate --profile t4 --seq 512 --head-dim 64 --dtype bf16", "no bf16"},
