@@ -1,0 +1,455 @@
+// Strict loader for hw_profiles/*.yaml. The schema below is the single list of
+// keys: each names its section, its unit kind and the struct field it fills,
+// so reading, the unknown-key check and the messages cannot drift apart.
+// hw_profiles/README.md documents the same keys for people.
+#include "sim/profile/hardware_profile.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+#include <string_view>
+#include <variant>
+
+#include "sim/common/error.h"
+#include "sim/profile/units.h"
+
+namespace iosim::profile {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Kind {
+  count,               // plain whole number
+  size,                // bytes
+  bandwidth,           // bytes/s
+  frequency,           // Hz
+  flop_rate,           // FLOP/s
+  flop_rate_or_none,   // FLOP/s, or `none` where the GPU lacks the unit (stored as 0)
+  op_rate,             // operations/s
+  latency,             // SM cycles (ns converted with sm.clock)
+  fraction,            // (0, 1]
+  dram_kind,           // one of kDramKinds
+  compute_capability,  // "<major>.<minor>"
+};
+
+using Target = std::variant<i64 HardwareProfile::*, double HardwareProfile::*,
+                            std::string HardwareProfile::*>;
+
+struct Field {
+  std::string_view key;
+  Kind kind;
+  Target target;
+};
+
+struct Section {
+  std::string_view key;
+  std::vector<Field> fields;
+};
+
+constexpr std::array<std::string_view, 5> kDramKinds{"HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"};
+
+// Order matters: sm.clock is read before any latency that may be given in ns.
+const std::vector<Section>& schema() {
+  using P = HardwareProfile;
+  static const std::vector<Section> sections{
+      {"sm",
+       {{"count", Kind::count, &P::sm_count},
+        {"clock", Kind::frequency, &P::sm_clock_hz},
+        {"smem_per_sm", Kind::size, &P::smem_per_sm_bytes},
+        {"smem_per_block", Kind::size, &P::smem_per_block_bytes},
+        {"l1_smem_per_sm", Kind::size, &P::l1_per_sm_bytes},
+        {"registers", Kind::count, &P::registers_per_sm},
+        {"max_registers_per_thread", Kind::count, &P::max_registers_per_thread},
+        {"max_threads", Kind::count, &P::max_threads_per_sm},
+        {"max_warps", Kind::count, &P::max_warps_per_sm},
+        {"max_ctas", Kind::count, &P::max_ctas_per_sm}}},
+      {"l2",
+       {{"size", Kind::size, &P::l2_bytes},
+        {"line", Kind::size, &P::l2_line_bytes},
+        {"sector", Kind::size, &P::l2_sector_bytes},
+        {"partitions", Kind::count, &P::l2_partitions},
+        {"associativity", Kind::count, &P::l2_associativity},
+        {"bandwidth", Kind::bandwidth, &P::l2_bandwidth_bytes_per_s}}},
+      {"dram",
+       {{"kind", Kind::dram_kind, &P::dram_kind},
+        {"capacity", Kind::size, &P::dram_capacity_bytes},
+        {"peak_bandwidth", Kind::bandwidth, &P::dram_peak_bandwidth_bytes_per_s},
+        {"achievable_fraction", Kind::fraction, &P::dram_achievable_fraction}}},
+      {"latency",
+       {{"smem", Kind::latency, &P::smem_latency_cycles},
+        {"l2_near", Kind::latency, &P::l2_near_latency_cycles},
+        {"l2_far", Kind::latency, &P::l2_far_latency_cycles},
+        {"dram", Kind::latency, &P::dram_latency_cycles}}},
+      {"compute",
+       {{"tensor_fp16", Kind::flop_rate, &P::tensor_fp16_flops_per_s},
+        {"tensor_bf16", Kind::flop_rate_or_none, &P::tensor_bf16_flops_per_s},
+        {"fp32", Kind::flop_rate, &P::fp32_flops_per_s},
+        {"sfu", Kind::op_rate, &P::sfu_ops_per_s}}},
+  };
+  return sections;
+}
+
+// Top-level keys besides the sections.
+constexpr std::array<std::string_view, 3> kHeaderKeys{"name", "display_name",
+                                                      "compute_capability"};
+constexpr std::array<std::string_view, 2> kLeafKeys{"value", "source"};
+
+template <typename Names>
+std::string join(const Names& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += std::string(n);
+  }
+  return out;
+}
+
+std::string join_path(std::string_view parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : std::string(parent) + "." + std::string(key);
+}
+
+// yaml-cpp marks are 0-based; messages use 1-based lines like editors do.
+int line_of(const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() ? 1 : mark.line + 1;
+}
+
+std::string bytes_text(i64 bytes) { return std::to_string(bytes) + " B"; }
+
+std::string kind_valid(Kind kind) {
+  switch (kind) {
+    case Kind::count: return "a whole number > 0 with no unit, e.g. 108";
+    case Kind::size: return valid_units(UnitKind::size);
+    case Kind::bandwidth: return valid_units(UnitKind::bandwidth);
+    case Kind::frequency: return valid_units(UnitKind::frequency);
+    case Kind::flop_rate: return valid_units(UnitKind::flop_rate);
+    case Kind::flop_rate_or_none:
+      return valid_units(UnitKind::flop_rate) + ", or none where the GPU lacks the unit";
+    case Kind::op_rate: return valid_units(UnitKind::op_rate);
+    case Kind::latency: return valid_units(UnitKind::latency) + " (ns converted with sm.clock)";
+    case Kind::fraction: return "a plain number in (0, 1], e.g. 0.9";
+    case Kind::dram_kind: return "one of " + join(kDramKinds);
+    case Kind::compute_capability: return "<major>.<minor> as a string, e.g. \"8.0\"";
+  }
+  return "a value";
+}
+
+// Reads one file into a HardwareProfile; every failure names file, line and key.
+class ProfileReader {
+ public:
+  explicit ProfileReader(std::string file) : file_(std::move(file)) {
+    profile_.source_file = file_;
+  }
+
+  HardwareProfile read(const YAML::Node& root) {
+    if (!root.IsMap())
+      fail(line_of(root), "(document)", "the file is not a YAML map of profile keys",
+           "a map with keys " + join(top_level_keys()));
+    check_keys(root, "", top_level_keys());
+    read_header(root);
+    for (const Section& section : schema()) read_section(root, section);
+    check_consistency();
+    return profile_;
+  }
+
+ private:
+  [[noreturn]] void fail(int line, std::string_view key, std::string_view problem,
+                         std::string_view valid) const {
+    std::ostringstream msg;
+    msg << file_ << ':' << line << ": " << key << ": " << problem << " (" << valid << ')';
+    throw InputError(msg.str());
+  }
+
+  static std::vector<std::string_view> top_level_keys() {
+    std::vector<std::string_view> keys(kHeaderKeys.begin(), kHeaderKeys.end());
+    for (const Section& s : schema()) keys.push_back(s.key);
+    return keys;
+  }
+
+  // Every key of `map` must be one of `allowed`, and appear once.
+  template <typename Allowed>
+  void check_keys(const YAML::Node& map, std::string_view path, const Allowed& allowed) const {
+    std::set<std::string> seen;
+    const std::string where = path.empty() ? "at the top level" : "in " + std::string(path);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node key = it->first;
+      if (!key.IsScalar())
+        fail(line_of(key), path.empty() ? "(document)" : path, "a key is not a plain name",
+             "keys " + where + ": " + join(allowed));
+      const std::string name = key.Scalar();
+      const std::string key_path = join_path(path, name);
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+        fail(line_of(key), key_path, "unknown key", "valid keys " + where + ": " + join(allowed));
+      if (!seen.insert(name).second)
+        fail(line_of(key), key_path, "duplicate key", "each key once " + where);
+    }
+  }
+
+  // The value under `key`, which must exist; a missing key is reported at the
+  // line of the map that should hold it.
+  YAML::Node require(const YAML::Node& map, std::string_view path, std::string_view key,
+                     int parent_line, std::string_view valid) const {
+    const YAML::Node node = map[std::string(key)];
+    if (!node.IsDefined()) fail(parent_line, join_path(path, key), "missing key", valid);
+    return node;
+  }
+
+  std::string plain_string(const YAML::Node& node, std::string_view key_path) const {
+    if (!node.IsScalar() || node.Scalar().empty())
+      fail(line_of(node), key_path, "expected a non-empty string", "e.g. NVIDIA A100-SXM4-40GB");
+    return node.Scalar();
+  }
+
+  void read_header(const YAML::Node& root) {
+    const int root_line = line_of(root);
+    const std::string stem = fs::path(file_).stem().string();
+    const YAML::Node name = require(root, "", "name", root_line, "the file stem, " + stem);
+    profile_.name = plain_string(name, "name");
+    if (profile_.name != stem)
+      fail(line_of(name), "name", "'" + profile_.name + "' differs from the file name",
+           "the file stem, " + stem);
+    const YAML::Node display =
+        require(root, "", "display_name", root_line, "a string, e.g. NVIDIA A100-SXM4-40GB");
+    profile_.display_name = plain_string(display, "display_name");
+    const YAML::Node cc = require(root, "", "compute_capability", root_line,
+                                  "{value: ..., source: ...}");
+    store({"compute_capability", Kind::compute_capability, &HardwareProfile::compute_capability},
+          cc, "compute_capability");
+  }
+
+  void read_section(const YAML::Node& root, const Section& section) {
+    std::vector<std::string_view> keys;
+    for (const Field& f : section.fields) keys.push_back(f.key);
+    const std::string path(section.key);
+    const YAML::Node node =
+        require(root, "", section.key, line_of(root), "a map with keys " + join(keys));
+    if (!node.IsMap())
+      fail(line_of(node), path, "expected a map", "a map with keys " + join(keys));
+    check_keys(node, path, keys);
+    const int line = section_line(root, section.key);
+    for (const Field& field : section.fields) {
+      const std::string shape = "{value: " + kind_valid(field.kind) + ", source: \"...\"}";
+      store(field, require(node, path, field.key, line, shape), join_path(path, field.key));
+    }
+  }
+
+  // The line of the section's key (`sm:`), where a missing child is reported.
+  static int section_line(const YAML::Node& root, std::string_view key) {
+    for (auto it = root.begin(); it != root.end(); ++it)
+      if (it->first.Scalar() == key) return line_of(it->first);
+    return line_of(root);
+  }
+
+  // A leaf is {value: <text>, source: "<where it came from>"}; returns the value node.
+  YAML::Node leaf_value(const YAML::Node& leaf, const std::string& key_path, Kind kind) const {
+    const std::string shape = "{value: " + kind_valid(kind) + ", source: \"...\"}";
+    if (!leaf.IsMap()) fail(line_of(leaf), key_path, "expected {value, source}", shape);
+    check_keys(leaf, key_path, kLeafKeys);
+    const int line = line_of(leaf);
+    const YAML::Node value = require(leaf, key_path, "value", line, kind_valid(kind));
+    const YAML::Node source =
+        require(leaf, key_path, "source", line, "where the value came from, or assumption: why");
+    if (!source.IsScalar() || source.Scalar().empty())
+      fail(line_of(source), key_path + ".source", "expected a non-empty string",
+           "where the value came from, or assumption: why");
+    if (value.IsNull()) fail(line_of(value), key_path, "the value is empty", kind_valid(kind));
+    if (!value.IsScalar())
+      fail(line_of(value), key_path, "expected a single value, not a list or map",
+           kind_valid(kind));
+    return value;
+  }
+
+  void store(const Field& field, const YAML::Node& leaf, const std::string& key_path) {
+    const YAML::Node value = leaf_value(leaf, key_path, field.kind);
+    const int line = line_of(value);
+    lines_[key_path] = line;
+    const std::string text = value.Scalar();
+    auto check = [&](const auto& parsed) {
+      if (!parsed.value) fail(line, key_path, parsed.problem, parsed.valid);
+      return *parsed.value;
+    };
+    switch (field.kind) {
+      case Kind::count: return set(field, check(parse_count(text)));
+      case Kind::size: return set(field, check(parse_size_bytes(text)));
+      case Kind::bandwidth: return set(field, check(parse_bandwidth(text)));
+      case Kind::frequency: return set(field, check(parse_frequency(text)));
+      case Kind::flop_rate: return set(field, check(parse_flop_rate(text)));
+      case Kind::flop_rate_or_none:
+        return set(field, text == "none" ? 0.0 : check(parse_flop_rate(text)));
+      case Kind::op_rate: return set(field, check(parse_op_rate(text)));
+      case Kind::latency:
+        return set(field, check(parse_latency_cycles(text, profile_.sm_clock_hz)));
+      case Kind::fraction: return set(field, check(parse_fraction(text)));
+      case Kind::dram_kind:
+        if (std::find(kDramKinds.begin(), kDramKinds.end(), text) == kDramKinds.end())
+          fail(line, key_path, "unknown DRAM kind '" + text + "'", kind_valid(field.kind));
+        return set(field, text);
+      case Kind::compute_capability:
+        if (!is_compute_capability(text))
+          fail(line, key_path, "'" + text + "' is not <major>.<minor>", kind_valid(field.kind));
+        return set(field, text);
+    }
+  }
+
+  static bool is_compute_capability(std::string_view s) {
+    const std::size_t dot = s.find('.');
+    auto digits = [](std::string_view d) {
+      return !d.empty() &&
+             std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    return dot != std::string_view::npos && digits(s.substr(0, dot)) && digits(s.substr(dot + 1));
+  }
+
+  // Writes a parsed value into the field the schema names; the schema pairs
+  // counts and sizes with i64 members, rates with double, text with string.
+  template <typename V>
+  void set(const Field& field, V v) {
+    std::visit(
+        [&](auto member) {
+          using M = std::remove_reference_t<decltype(profile_.*member)>;
+          if constexpr (std::is_same_v<V, M>)
+            profile_.*member = std::move(v);
+          else
+            throw std::logic_error("hardware profile schema: wrong member type for " +
+                                   std::string(field.key));
+        },
+        field.target);
+  }
+
+  int line(const std::string& key_path) const { return lines_.at(key_path); }
+
+  // Relations between keys that a single value cannot violate on its own.
+  void check_consistency() const {
+    const HardwareProfile& p = profile_;
+    if (p.l2_sector_bytes > p.l2_line_bytes)
+      fail(line("l2.sector"), "l2.sector",
+           bytes_text(p.l2_sector_bytes) + " is larger than l2.line " + bytes_text(p.l2_line_bytes),
+           "l2.sector <= l2.line");
+    if (p.l2_line_bytes % p.l2_sector_bytes != 0)
+      fail(line("l2.line"), "l2.line",
+           bytes_text(p.l2_line_bytes) + " is not a multiple of l2.sector " +
+               bytes_text(p.l2_sector_bytes),
+           "a line made of whole sectors, e.g. 128 B lines of 32 B sectors");
+    const i64 set_bytes = p.l2_line_bytes * p.l2_associativity * p.l2_partitions;
+    if (p.l2_bytes % set_bytes != 0)
+      fail(line("l2.size"), "l2.size",
+           bytes_text(p.l2_bytes) + " is not a whole number of sets: l2.line x l2.associativity x "
+               "l2.partitions = " + bytes_text(set_bytes),
+           "l2.size divisible by line x associativity x partitions, so each partition has a "
+           "whole number of sets");
+    if (p.smem_per_block_bytes > p.smem_per_sm_bytes)
+      fail(line("sm.smem_per_block"), "sm.smem_per_block",
+           bytes_text(p.smem_per_block_bytes) + " is larger than sm.smem_per_sm " +
+               bytes_text(p.smem_per_sm_bytes),
+           "sm.smem_per_block <= sm.smem_per_sm");
+    if (p.smem_per_sm_bytes > p.l1_per_sm_bytes)
+      fail(line("sm.smem_per_sm"), "sm.smem_per_sm",
+           bytes_text(p.smem_per_sm_bytes) + " is larger than sm.l1_smem_per_sm " +
+               bytes_text(p.l1_per_sm_bytes),
+           "sm.smem_per_sm <= sm.l1_smem_per_sm (shared memory is carved out of L1)");
+    if (p.max_warps_per_sm * 32 != p.max_threads_per_sm)
+      fail(line("sm.max_warps"), "sm.max_warps",
+           std::to_string(p.max_warps_per_sm) + " warps x 32 threads != sm.max_threads " +
+               std::to_string(p.max_threads_per_sm),
+           "sm.max_warps x 32 = sm.max_threads");
+    if (p.max_ctas_per_sm > p.max_warps_per_sm)
+      fail(line("sm.max_ctas"), "sm.max_ctas",
+           std::to_string(p.max_ctas_per_sm) + " CTAs exceed sm.max_warps " +
+               std::to_string(p.max_warps_per_sm),
+           "sm.max_ctas <= sm.max_warps (every CTA holds at least one warp)");
+    if (p.l2_partitions == 1 && p.l2_far_latency_cycles != p.l2_near_latency_cycles)
+      fail(line("latency.l2_far"), "latency.l2_far",
+           "differs from latency.l2_near although l2.partitions is 1",
+           "latency.l2_far = latency.l2_near for a uniform L2");
+    if (p.l2_far_latency_cycles < p.l2_near_latency_cycles)
+      fail(line("latency.l2_far"), "latency.l2_far", "is below latency.l2_near",
+           "latency.l2_far >= latency.l2_near");
+  }
+
+  std::string file_;
+  HardwareProfile profile_;
+  std::map<std::string, int> lines_;  // key path -> line of its value, for consistency errors
+};
+
+bool looks_like_path(std::string_view s) {
+  return s.find('/') != std::string_view::npos ||
+         (s.size() >= 5 && s.substr(s.size() - 5) == ".yaml");
+}
+
+// Stems of the *.yaml files in `dir`, sorted.
+std::vector<std::string> profile_names(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError("profile directory '" + dir +
+                     "' does not exist (set IOSIM_PROFILE_DIR, or pass a path to a .yaml file)");
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml")
+      names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+HardwareProfile load_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(path + ": cannot open the file (a readable hardware profile, e.g. "
+                            "hw_profiles/a100-sxm4-40gb.yaml)");
+  std::stringstream text;
+  text << in.rdbuf();
+  YAML::Node root;
+  try {
+    root = YAML::Load(text.str());
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.is_null() ? 1 : e.mark.line + 1;
+    throw InputError(path + ":" + std::to_string(line) + ": (document): YAML parse error: " +
+                     e.msg + " (well-formed YAML; see hw_profiles/README.md)");
+  }
+  return ProfileReader(path).read(root);
+}
+
+HardwareProfile find_profile(const std::string& name_or_path, const std::string& profile_dir) {
+  if (looks_like_path(name_or_path)) return load_profile(name_or_path);
+  const std::vector<std::string> known = profile_names(profile_dir);
+  if (std::find(known.begin(), known.end(), name_or_path) == known.end())
+    throw InputError("unknown hardware profile '" + name_or_path + "' (known in " + profile_dir +
+                     ": " + join(known) + "; or give a path to a .yaml file)");
+  return load_profile((fs::path(profile_dir) / (name_or_path + ".yaml")).string());
+}
+
+std::vector<HardwareProfile> list_profiles(const std::string& profile_dir) {
+  std::vector<HardwareProfile> profiles;
+  for (const std::string& name : profile_names(profile_dir))
+    profiles.push_back(load_profile((fs::path(profile_dir) / (name + ".yaml")).string()));
+  return profiles;
+}
+
+std::string default_profile_dir() {
+  if (const char* env = std::getenv("IOSIM_PROFILE_DIR"); env != nullptr && *env != '\0')
+    return env;
+#ifdef IOSIM_SOURCE_PROFILE_DIR
+  {
+    std::error_code ec;
+    if (fs::is_directory(IOSIM_SOURCE_PROFILE_DIR, ec)) return IOSIM_SOURCE_PROFILE_DIR;
+  }
+#endif
+  // An installed or copied binary: <prefix>/bin/iosim next to <prefix>/hw_profiles.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "hw_profiles";
+  return (exe.parent_path() / ".." / "hw_profiles").lexically_normal().string();
+}
+
+}  // namespace iosim::profile
