@@ -72,14 +72,42 @@ BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {
   BOOST_TEST(kernel_reads == read);
 }
 
+BOOST_AUTO_TEST_CASE(simulate_json_has_engine_keys_top_level_and_per_kernel) {
+  const auto j = json_of(kSmall + " --algo standard --pass fwd");
+  for (const char* key : {"l2.hits", "l2.misses", "l2.hit_rate", "dram.read_bytes", "dram.write_bytes",
+                          "dram.dirty_left_bytes", "time.seconds", "time.cycles", "occupancy.ctas_per_sm",
+                          "occupancy.waves", "bound"}) {
+    BOOST_TEST(j.get_optional<std::string>(key).has_value(), key);
+    for (const auto& k : j.get_child("kernels")) BOOST_TEST(k.second.get_optional<std::string>(key).has_value(), key);
+  }
+  BOOST_TEST(j.get<double>("time.seconds") > 0.0);
+  // A cold L2 per kernel can only add DRAM reads (P is no longer partly in L2 for P V).
+  const auto cold = json_of(kSmall + " --algo standard --pass fwd --cold-l2");
+  BOOST_TEST(cold.get<long long>("dram.read_bytes") >= j.get<long long>("dram.read_bytes"));
+}
+
+BOOST_AUTO_TEST_CASE(replaying_a_written_trace_gives_the_simulated_result) {
+  const std::string path = "/tmp/iosim_test_trace_" + std::to_string(getpid()) + ".trace";
+  const std::string scenario = " --profile a100-sxm4-40gb --algo fa2 --pass fwdbwd --batch 1 --heads 2 --seq 300 "
+                               "--head-dim 64 --causal --block-m 64 --block-n 64";
+  const Result w = run("trace" + scenario + " --out " + path);
+  BOOST_TEST_REQUIRE(w.exit_code == 0, w.out);
+  const auto direct = json_of("simulate" + scenario);
+  const auto replayed = json_of("replay " + path + " --profile a100-sxm4-40gb");
+  for (const char* key : {"dram.read_bytes", "dram.write_bytes", "l2.hits", "l2.misses", "time.cycles"})
+    BOOST_TEST(direct.get<std::string>(key) == replayed.get<std::string>(key), key);
+  std::remove(path.c_str());
+}
+
 BOOST_AUTO_TEST_CASE(one_million_tokens_count_in_64_bit) {
-  const auto j = json_of("simulate --profile h100-sxm5-80gb --seq 1048576 --head-dim 64 --block-m 128 --block-n 128");
+  const auto j = json_of("simulate --counts-only --profile h100-sxm5-80gb --seq 1048576 --head-dim 64 --block-m 128 --block-n 128");
   const long long n = 1048576;
   BOOST_TEST(j.get<long long>("flops") == 4 * n * n * 64);  // 2^48: far beyond 32 bits
 }
 
 BOOST_AUTO_TEST_CASE(help_is_available_on_every_command) {
-  for (const char* cmd : {"--help", "simulate --help", "profiles --help"}) {
+  for (const char* cmd : {"--help", "simulate --help", "profiles --help", "trace --help", "replay --help",
+                          "numerics --help"}) {
     const Result r = run(cmd);
     BOOST_TEST(r.exit_code == 0, cmd);
     BOOST_TEST(contains(r.out, "usage:"), cmd);
@@ -113,6 +141,10 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {kSmall + " --block-density 1.5", "density"},
       {kSmall + " --block-mask /nonexistent/mask.txt", "cannot open"},
       {"frobnicate", "unknown command"},
+      {kSmall + " --l2-policy mru", "unknown L2 replacement policy"},
+      {"trace --seq 64 --head-dim 64", "--out FILE is required"},
+      {"replay /nonexistent/file.trace", "/nonexistent/file.trace"},
+      {"replay", "exactly one trace FILE"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -145,5 +177,25 @@ BOOST_AUTO_TEST_CASE(block_mask_file_of_the_right_shape_scales_fa2_traffic) {
   const long long k_sparse = sparse.get<long long>("global.by_tensor.K.read_bytes");
   const long long k_dense = dense.get<long long>("global.by_tensor.K.read_bytes");
   BOOST_TEST(k_sparse * 16 == k_dense * 10);  // 10 of 16 tiles active
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(numerics_command_reports_rounding_level_errors) {
+  const Result r = run("numerics --algo fa1 --pass fwdbwd --batch 1 --heads 2 --seq-q 70 --seq-k 45 --head-dim 16 "
+                       "--causal --block-m 16 --block-n 32");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* out : {"O", "dQ", "dK", "dV"}) BOOST_TEST(contains(r.out, out), out);
+  BOOST_TEST(contains(r.out, "e-1"), r.out);  // errors print as ...e-15/e-16
+}
+
+BOOST_AUTO_TEST_CASE(malformed_trace_file_is_rejected_with_its_line) {
+  const std::string path = "/tmp/iosim_test_bad_trace_" + std::to_string(getpid()) + ".trace";
+  {
+    std::ofstream f(path);
+    f << "this is not a trace\n";
+  }
+  const Result r = run("replay " + path);
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, path + ":1"), r.out);
   std::remove(path.c_str());
 }

@@ -11,6 +11,8 @@ using Args = std::vector<std::string>;
 int cmd_default(const Args& args);   // `iosim` alone: the GPT-2 medium comparison
 int cmd_simulate(const Args& args);  // `iosim simulate ...`
 int cmd_profiles(const Args& args);  // `iosim profiles`
+int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`
+int cmd_replay(const Args& args);    // `iosim replay FILE`
 int cmd_numerics(const Args& args);  // `iosim numerics ...`: tiled CPU execution vs double reference
 
 }  // namespace iosim::cli

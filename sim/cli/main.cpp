@@ -17,7 +17,9 @@ struct Command {
 const std::map<std::string, Command>& commands() {
   using namespace iosim::cli;
   static const std::map<std::string, Command> table = {
-      {"simulate", {cmd_simulate, "count (and simulate) one algorithm on one problem; --help lists the flags"}},
+      {"simulate", {cmd_simulate, "one algorithm on one problem: exact counts, formula, L2/DRAM traffic, time"}},
+      {"trace", {cmd_trace, "write an algorithm's trace to a file (format: docs/engine.md)"}},
+      {"replay", {cmd_replay, "run a trace file through the memory model and timing engine"}},
       {"profiles", {cmd_profiles, "list the hardware profiles"}},
       {"numerics", {cmd_numerics, "run an algorithm's tiled loop nest on the CPU and report its error vs a double reference"}},
   };

@@ -1,0 +1,28 @@
+#include "sim/cli/engine_flags.h"
+
+#include "sim/common/error.h"
+
+namespace iosim::cli {
+
+void add_engine_flags(ArgParser& p) {
+  using Kind = ArgParser::Kind;
+  p.add("timeline", Kind::text, "FILE.json", "write a Chrome Trace Event timeline (opens in Perfetto: ui.perfetto.dev)")
+      .add("cold-l2", Kind::flag, "", "start every kernel with an empty, clean L2 (what ncu --cache-control all measures)")
+      .add("l2-policy", Kind::text, "NAME", "L2 replacement policy: lru | fifo | bip [lru]")
+      .add("merge-window", Kind::real, "CYCLES", "merge identical L2 reads issued within this window (0: off) [engine default]")
+      .add("kernel-gap", Kind::real, "SECONDS", "idle time between kernels (launch overhead) [0]");
+}
+
+engine::EngineOptions engine_options_from_flags(const ArgParser& a) {
+  engine::EngineOptions o;
+  o.timeline_path = a.text("timeline").value_or("");
+  o.cold_l2_per_kernel = a.flag("cold-l2");
+  o.l2_replacement = a.text("l2-policy").value_or(o.l2_replacement);
+  o.l2_merge_window_cycles = a.real("merge-window").value_or(o.l2_merge_window_cycles);
+  o.kernel_gap_seconds = a.real("kernel-gap").value_or(o.kernel_gap_seconds);
+  if (o.l2_merge_window_cycles < 0) throw InputError("--merge-window must be >= 0");
+  if (o.kernel_gap_seconds < 0) throw InputError("--kernel-gap must be >= 0");
+  return o;
+}
+
+}  // namespace iosim::cli

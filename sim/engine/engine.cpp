@@ -1,0 +1,418 @@
+#include "sim/engine/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <queue>
+
+#include "sim/common/error.h"
+#include "sim/engine/timeline.h"
+
+namespace iosim::engine {
+
+namespace {
+
+using u32 = std::uint32_t;
+
+// Per-SM arithmetic rates, per cycle.
+struct SmRates {
+  double tensor = 0;  // FLOP/cycle for the data type
+  double fp32 = 0;    // FP32 instructions/cycle (FMA counted once)
+  double sfu = 0;     // SFU ops/cycle
+  double cycles(const trace::ComputeWork& w) const {
+    return static_cast<double>(w.tensor_flops) / tensor + fp32_sfu_cycles(w);
+  }
+  double fp32_sfu_cycles(const trace::ComputeWork& w) const {
+    return static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu;
+  }
+};
+
+double tensor_rate(const profile::HardwareProfile& p, workload::DType dt) {
+  switch (dt) {
+    case workload::DType::fp16: return p.tensor_fp16_flops_per_s;
+    case workload::DType::bf16: return p.tensor_bf16_flops_per_s;
+    case workload::DType::fp32: return p.fp32_flops_per_s;  // no TF32: fp32 matmuls on the FP32 pipes
+  }
+  return 0;
+}
+
+SmRates sm_rates(const profile::HardwareProfile& p, workload::DType dt) {
+  const double per_sm_cycle = 1.0 / (static_cast<double>(p.sm_count) * p.sm_clock_hz);
+  SmRates r{tensor_rate(p, dt) * per_sm_cycle, p.fp32_flops_per_s / 2 * per_sm_cycle, p.sfu_ops_per_s * per_sm_cycle};
+  if (!(r.tensor > 0))
+    throw InputError("profile '" + p.name + "' has no " + std::string(workload::to_string(dt)) +
+                     " matrix rate (valid data types for it: those with a positive tensor rate)");
+  if (!(r.fp32 > 0) || !(r.sfu > 0)) throw InputError("profile '" + p.name + "' needs positive FP32 and SFU rates");
+  return r;
+}
+
+// Runs one kernel from time t0 (cycles) to its end.
+class KernelRunner {
+ public:
+  KernelRunner(const trace::RangeKernel& k, const profile::HardwareProfile& p, const SmRates& rates,
+               const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline)
+      : kernel_(k),
+        grid_(k.grid()),
+        stages_(std::max(1, k.pipeline_stages())),
+        rates_(rates),
+        mem_(mem),
+        timeline_(timeline),
+        sm_count_(static_cast<int>(p.sm_count)),
+        per_sm_(static_cast<int>(occ.ctas_per_sm)),
+        partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
+        total_ctas_(grid_.count()) {
+    slots_.resize(static_cast<size_t>(sm_count_) * static_cast<size_t>(per_sm_));
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      slots_[i].sm = static_cast<int>(i) / per_sm_;
+      slots_[i].slot = static_cast<int>(i) % per_sm_;
+      slots_[i].ring.resize(static_cast<size_t>(stages_));
+    }
+    pipe_free_.assign(static_cast<size_t>(sm_count_), 0);
+  }
+
+  // Returns the kernel's end time.
+  double run(double t0) {
+    end_ = t0;
+    // Launch order: one CTA per SM across the SMs, then a second per SM, ...
+    for (int r = 0; r < per_sm_; ++r)
+      for (int sm = 0; sm < sm_count_; ++sm)
+        if (queued_ < total_ctas_) {
+          ++queued_;
+          push(t0, static_cast<u32>(sm * per_sm_ + r), EventKind::dispatch);
+        }
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      Slot& s = slots_[e.slot];
+      switch (e.kind) {
+        case EventKind::dispatch: dispatch(s, e.slot, e.t); break;
+        case EventKind::compute_ready: start_compute(s, e.slot, e.t); break;
+        case EventKind::compute_end: end_compute(s, e.slot, e.t); break;
+      }
+    }
+    return end_;
+  }
+
+  trace::ComputeWork compute() const { return compute_; }
+  i64 steps() const { return steps_; }
+  double pipe_busy() const { return pipe_busy_; }
+  double fp32_sfu_busy() const { return fp32_sfu_busy_; }
+
+ private:
+  enum class EventKind : std::uint8_t { dispatch, compute_ready, compute_end };
+  struct Event {
+    double t;
+    u64 seq;
+    u32 slot;
+    EventKind kind;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return a.t > b.t || (a.t == b.t && a.seq > b.seq); }
+  };
+  // A step whose loads have been issued into a pipeline buffer.
+  struct Buffered {
+    trace::RangeStep step;
+    double issued = 0, ready = 0;
+    i64 index = 0;
+  };
+  struct Slot {
+    int sm = 0, slot = 0;
+    i64 cta = 0;
+    std::unique_ptr<trace::StepCursor> cursor;
+    std::vector<Buffered> ring;
+    int head = 0, count = 0;
+    i64 pulled = 0;
+    bool exhausted = false;
+    double start = 0, last_compute_end = 0;
+  };
+
+  void push(double t, u32 slot, EventKind kind) { events_.push({t, seq_++, slot, kind}); }
+  int partition(const Slot& s) const { return s.sm * partitions_ / sm_count_; }
+
+  std::string cta_label(const Slot& s) const {
+    const i64 x = s.cta % grid_.x, y = (s.cta / grid_.x) % grid_.y, z = s.cta / (grid_.x * grid_.y);
+    return kernel_.name() + " (" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+  }
+
+  // Pulls the CTA's next step into a free buffer and issues its loads at t.
+  bool issue_next_step(Slot& s, double t) {
+    if (s.exhausted || s.count == stages_) return false;
+    Buffered& b = s.ring[static_cast<size_t>((s.head + s.count) % stages_)];
+    if (!s.cursor->next(b.step)) {
+      s.exhausted = true;
+      return false;
+    }
+    b.issued = t;
+    b.ready = t;
+    b.index = s.pulled++;
+    const int part = partition(s);
+    for (const auto& a : b.step.loads) b.ready = std::max(b.ready, mem_.load(a, t, part));
+    ++s.count;
+    ++steps_;
+    compute_.tensor_flops += b.step.compute.tensor_flops;
+    compute_.fp32_ops += b.step.compute.fp32_ops;
+    compute_.sfu_ops += b.step.compute.sfu_ops;
+    if (timeline_ && !b.step.loads.empty() && b.ready > t)
+      timeline_->slice(s.sm, s.slot, Timeline::kLoadLane + static_cast<int>(b.index % std::min(stages_, 13)), "load", t,
+                       b.ready);
+    return true;
+  }
+
+  void dispatch(Slot& s, u32 id, double t) {
+    s.cta = next_cta_++;
+    const i64 x = s.cta % grid_.x, y = (s.cta / grid_.x) % grid_.y, z = s.cta / (grid_.x * grid_.y);
+    s.cursor = kernel_.open_cta(x, y, z);
+    s.head = s.count = 0;
+    s.pulled = 0;
+    s.exhausted = false;
+    s.start = s.last_compute_end = t;
+    while (issue_next_step(s, t)) {
+    }
+    if (s.count == 0) {
+      finish(s, id, t);
+      return;
+    }
+    push(std::max(t, s.ring[static_cast<size_t>(s.head)].ready), id, EventKind::compute_ready);
+  }
+
+  void start_compute(Slot& s, u32 id, double t) {
+    const Buffered& b = s.ring[static_cast<size_t>(s.head)];
+    double& pipe_free = pipe_free_[static_cast<size_t>(s.sm)];
+    const double start = std::max(t, pipe_free);
+    const double duration = rates_.cycles(b.step.compute);
+    pipe_free = start + duration;
+    pipe_busy_ += duration;
+    fp32_sfu_busy_ += rates_.fp32_sfu_cycles(b.step.compute);
+    if (timeline_) {
+      if (start > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, start);
+      if (duration > 0) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", start, start + duration);
+    }
+    push(start + duration, id, EventKind::compute_end);
+  }
+
+  void end_compute(Slot& s, u32 id, double t) {
+    Buffered& b = s.ring[static_cast<size_t>(s.head)];
+    const int part = partition(s);
+    for (const auto& a : b.step.stores) {
+      const double done = mem_.store(a, t, part);
+      end_ = std::max(end_, done);
+      if (timeline_) timeline_->store_slice(s.sm, s.slot, t, done);
+    }
+    s.head = (s.head + 1) % stages_;
+    --s.count;
+    s.last_compute_end = t;
+    issue_next_step(s, t);  // the freed buffer takes step k + stages
+    if (s.count == 0) {
+      finish(s, id, t);
+      return;
+    }
+    push(std::max(t, s.ring[static_cast<size_t>(s.head)].ready), id, EventKind::compute_ready);
+  }
+
+  void finish(Slot& s, u32 id, double t) {
+    if (timeline_) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, cta_label(s), s.start, t);
+    // Nested slices were recorded before their parent; Perfetto sorts by time.
+    s.cursor.reset();
+    end_ = std::max(end_, t);
+    if (queued_ < total_ctas_) {
+      ++queued_;
+      push(t, id, EventKind::dispatch);
+    }
+  }
+
+  const trace::RangeKernel& kernel_;
+  schedule::Dim3 grid_;
+  int stages_;
+  SmRates rates_;
+  memory::MemorySystem& mem_;
+  Timeline* timeline_;
+  int sm_count_, per_sm_, partitions_;
+  i64 total_ctas_;
+  i64 queued_ = 0, next_cta_ = 0;
+  std::vector<Slot> slots_;
+  std::vector<double> pipe_free_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  u64 seq_ = 0;
+  double end_ = 0;
+  trace::ComputeWork compute_;
+  i64 steps_ = 0;
+  double pipe_busy_ = 0, fp32_sfu_busy_ = 0;
+};
+
+void add_l2(memory::L2Counters& into, const memory::L2Counters& c) {
+  for (int k = 0; k < memory::kAccessKinds; ++k) into.kind[static_cast<size_t>(k)].add(c.kind[static_cast<size_t>(k)]);
+  if (into.tensor.size() < c.tensor.size()) into.tensor.resize(c.tensor.size());
+  for (size_t t = 0; t < c.tensor.size(); ++t) {
+    auto& a = into.tensor[t];
+    const auto& b = c.tensor[t];
+    a.read_bytes += b.read_bytes;
+    a.write_bytes += b.write_bytes;
+    a.hit_sectors += b.hit_sectors;
+    a.miss_sectors += b.miss_sectors;
+    a.fetch_sectors += b.fetch_sectors;
+    a.writeback_sectors += b.writeback_sectors;
+  }
+  into.fetch_sectors += c.fetch_sectors;
+  into.writeback_sectors += c.writeback_sectors;
+  into.line_visits += c.line_visits;
+  into.fast_path_requests += c.fast_path_requests;
+}
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
+  return buf;
+}
+std::string rate(double v, const char* unit) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g %s", v / 1e12, unit);
+  return buf;
+}
+
+// Derived fields from counters, busy times and time.
+void finish_result(KernelResult& k, const profile::HardwareProfile& p, double sm_count) {
+  k.seconds = k.cycles / p.sm_clock_hz;
+  const double t = k.cycles;
+  k.dram_bytes_per_s = k.seconds > 0 ? static_cast<double>(k.dram_read_bytes + k.dram_write_bytes) / k.seconds : 0;
+  k.tensor_flops_per_s = k.seconds > 0 ? static_cast<double>(k.compute.tensor_flops) / k.seconds : 0;
+  Utilisation& u = k.utilisation;
+  if (t > 0) {
+    u.dram = k.busy.dram / t;
+    u.l2 = k.busy.l2 / t;
+    u.sm_pipes = k.busy.sm_pipes / (sm_count * t);
+    u.fp32_sfu = k.busy.fp32_sfu / (sm_count * t);
+    u.tensor = u.sm_pipes - u.fp32_sfu;
+  }
+  classify_bound(k, p);
+}
+
+}  // namespace
+
+void classify_bound(KernelResult& k, const profile::HardwareProfile& p) {
+  const Utilisation& u = k.utilisation;
+  const double top = std::max({u.dram, u.l2, u.sm_pipes});
+  if (top < kBoundThreshold) {
+    k.bound = "latency_occupancy";
+    k.bound_reason = "no shared resource is busy " + percent(kBoundThreshold) + " of the time (DRAM " +
+                     percent(u.dram) + ", L2 " + percent(u.l2) + ", SM pipes " + percent(u.sm_pipes) + ") with " +
+                     std::to_string(k.occupancy.ctas_per_sm) + " CTA(s) per SM (limited by " + k.occupancy.limiter +
+                     ") in " + std::to_string(k.occupancy.waves) + " wave(s): tile latency is exposed";
+  } else if (u.dram >= u.l2 && u.dram >= u.sm_pipes) {
+    k.bound = "dram";
+    k.bound_reason = "DRAM busy " + percent(u.dram) + " of the time: " + rate(k.dram_bytes_per_s, "TB/s") + " of " +
+                     rate(p.dram_achievable_bandwidth_bytes_per_s(), "TB/s") + " achievable";
+  } else if (u.l2 >= u.sm_pipes) {
+    k.bound = "l2";
+    k.bound_reason = "L2 bandwidth busy " + percent(u.l2) + " of the time (" +
+                     rate(static_cast<double>(k.l2.total().sectors * p.l2_sector_bytes) / std::max(k.seconds, 1e-30),
+                          "TB/s") +
+                     " requested of " + rate(p.l2_bandwidth_bytes_per_s, "TB/s") + ")";
+  } else {
+    k.bound = u.tensor >= u.fp32_sfu ? "tensor" : "sfu_fp32";
+    k.bound_reason = "SM pipes busy " + percent(u.sm_pipes) + " of the time: tensor " + percent(u.tensor) +
+                     ", FP32+SFU " + percent(u.fp32_sfu) + " (" + rate(k.tensor_flops_per_s, "TFLOP/s") + " achieved)";
+  }
+}
+
+SimulationResult simulate(trace::KernelSource& source, const profile::HardwareProfile& p, const EngineOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (options.kernel_gap_seconds < 0) throw InputError("kernel gap must be >= 0 seconds");
+  if (options.timeline_max_events < 1) throw InputError("timeline event cap must be positive");
+  if (p.sm_count < 1 || !(p.sm_clock_hz > 0)) throw InputError("profile '" + p.name + "' needs SMs and a clock");
+  const SmRates rates = sm_rates(p, source.dtype());
+  memory::L2Options l2o;
+  l2o.replacement = options.l2_replacement;
+  l2o.merge_window_cycles = options.l2_merge_window_cycles;
+  l2o.tile_fast_path = options.l2_tile_fast_path;
+  memory::MemorySystem mem(p, l2o);
+  std::unique_ptr<Timeline> timeline;
+  if (!options.timeline_path.empty())
+    timeline = std::make_unique<Timeline>(options.timeline_max_events, p.sm_clock_hz / 1e6);
+
+  SimulationResult result;
+  result.profile = p.name;
+  result.options = options;
+  result.tensor_names = source.tensor_names();
+  const i64 sector = p.l2_sector_bytes;
+  const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;
+  double t = 0;
+  while (const trace::RangeKernel* k = source.next_kernel()) {
+    if (!result.kernels.empty()) t += gap_cycles;
+    KernelResult r;
+    r.sector_bytes = sector;
+    r.name = k->name();
+    r.pass = k->pass();
+    r.grid = k->grid();
+    r.cta = k->resources();
+    r.stages = k->pipeline_stages();
+    r.occupancy = compute_occupancy(p, r.cta, r.grid.count(), r.name);
+    if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;
+    mem.begin_kernel(t);
+    const memory::MemoryCounters before = mem.counters();
+    KernelRunner runner(*k, p, rates, r.occupancy, mem, timeline.get());
+    const double end = runner.run(t);
+    const memory::MemoryCounters d = mem.counters().minus(before);
+    r.l2 = d.l2;
+    r.dram_read_bytes = d.dram.read_bytes;
+    r.dram_write_bytes = d.dram.write_bytes;
+    r.dirty_left_bytes = mem.l2().dirty_sectors() * sector;
+    r.compute = runner.compute();
+    r.steps = runner.steps();
+    r.start_seconds = t / p.sm_clock_hz;
+    r.cycles = end - t;
+    r.busy = {d.dram.busy_cycles, d.l2_busy_cycles, runner.pipe_busy(), runner.fp32_sfu_busy()};
+    finish_result(r, p, static_cast<double>(p.sm_count));
+    if (timeline) timeline->kernel(r.name, t, end);
+    result.kernels.push_back(std::move(r));
+    t = end;
+  }
+
+  // The run.
+  KernelResult& total = result.total;
+  total.name = "total";
+  total.sector_bytes = sector;
+  const KernelResult* longest = nullptr;
+  for (const KernelResult& k : result.kernels) {
+    add_l2(total.l2, k.l2);
+    total.dram_read_bytes += k.dram_read_bytes;
+    total.dram_write_bytes += k.dram_write_bytes;
+    total.flushed_dirty_bytes += k.flushed_dirty_bytes;
+    total.compute.tensor_flops += k.compute.tensor_flops;
+    total.compute.fp32_ops += k.compute.fp32_ops;
+    total.compute.sfu_ops += k.compute.sfu_ops;
+    total.steps += k.steps;
+    total.busy.add(k.busy);
+    if (!longest || k.cycles > longest->cycles) longest = &k;
+  }
+  if (!result.kernels.empty()) {
+    total.dirty_left_bytes = result.kernels.back().dirty_left_bytes;
+    total.occupancy = longest->occupancy;
+    total.grid = longest->grid;
+    total.cta = longest->cta;
+    total.stages = longest->stages;
+    total.pass = result.kernels.front().pass;
+    total.cycles = t;
+  }
+  finish_result(total, p, static_cast<double>(p.sm_count));
+  if (timeline) {
+    timeline->write(options.timeline_path);
+    result.timeline_note = timeline->note();
+  }
+  result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return result;
+}
+
+SimulationResult simulate(const trace::AlgorithmTrace& run, const profile::HardwareProfile& p,
+                          const EngineOptions& options) {
+  trace::AlgorithmKernelSource source(run);
+  return simulate(source, p, options);
+}
+
+SimulationResult replay_trace_file(const std::string& path, const profile::HardwareProfile& p,
+                                   const EngineOptions& options) {
+  trace::TraceFileReader reader(path);
+  return simulate(reader, p, options);
+}
+
+}  // namespace iosim::engine

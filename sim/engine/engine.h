@@ -1,0 +1,136 @@
+// The timing engine: runs each kernel's CTAs on the profile's SMs and their
+// tile requests through the L2 and DRAM model, in simulated-time order.
+//
+//   - Occupancy from the profile and the kernel's CTA resources; CTAs are
+//     dispatched in launch order (x fastest, then y, then z): first one per SM
+//     across all SMs, then a second per SM, ...; afterwards each finishing
+//     CTA's slot takes the next CTA, so the grid runs in waves.
+//   - A CTA runs its steps: the loads of step k are issued when its pipeline
+//     buffer frees (at the end of step k - stages' compute; the first `stages`
+//     steps at dispatch), its compute starts when its tiles have arrived, the
+//     previous step's compute is done and the SM's pipes are free (CTAs on one
+//     SM share them), and its stores are issued when its compute ends.
+//   - Compute time of a step: tensor FLOPs at the per-SM tensor rate, plus
+//     FP32 ops at the per-SM FP32 instruction rate (fp32 FLOP/s / 2), plus
+//     SFU ops at the per-SM SFU rate; the three are not overlapped within a CTA.
+//   - Every request goes through memory::MemorySystem at the moment it is
+//     issued; an event queue over CTAs orders them by simulated time, so the
+//     requests of concurrently running CTAs reach the L2 interleaved.
+//
+// docs/engine.md states what is modelled and what is assumed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/engine/occupancy.h"
+#include "sim/memory/memory_system.h"
+#include "sim/profile/hardware_profile.h"
+#include "sim/trace/algorithms.h"
+#include "sim/trace/trace_file.h"
+
+namespace iosim::engine {
+
+struct EngineOptions {
+  // L2 replacement policy by name (memory::replacement_policy_names()).
+  std::string l2_replacement = "lru";
+  // Start every kernel with an empty, clean L2, as `ncu --cache-control all`
+  // measures; by default L2 contents carry over from kernel to kernel, as on
+  // the hardware (standard attention's P is partly still in L2 for P V).
+  bool cold_l2_per_kernel = false;
+  // Identical tile reads within this window of a lookup merge into it
+  // (Hopper's L2 request coalescing). An assumption until calibrated against
+  // lts__t_sectors_srcunit_tex_op_read on the GPU; 0 disables merging.
+  double l2_merge_window_cycles = 32;
+  // Exact tile-level fast path in the L2 (false: line by line; for tests).
+  bool l2_tile_fast_path = true;
+  // Idle time between consecutive kernels (launch overhead), seconds.
+  double kernel_gap_seconds = 0;
+  // Chrome Trace Event output (empty: none) and its event cap.
+  std::string timeline_path;
+  i64 timeline_max_events = 400000;
+};
+
+// Busy time of each shared resource during a kernel, in cycles (the SM pipes
+// summed over SMs).
+struct BusyCycles {
+  double dram = 0;
+  double l2 = 0;
+  double sm_pipes = 0;
+  double fp32_sfu = 0;
+  void add(const BusyCycles& o) {
+    dram += o.dram;
+    l2 += o.l2;
+    sm_pipes += o.sm_pipes;
+    fp32_sfu += o.fp32_sfu;
+  }
+};
+
+// Fraction of a kernel's time each shared resource was busy.
+struct Utilisation {
+  double dram = 0;        // DRAM channel (reads + write-backs) at achievable bandwidth
+  double l2 = 0;          // L2 slices / crossbar at the profile's L2 bandwidth
+  double sm_pipes = 0;    // SM compute pipes, averaged over SMs
+  double tensor = 0;      // tensor FLOPs / (peak tensor rate x time)
+  double fp32_sfu = 0;    // FP32 + SFU pipe time / (SMs x time)
+};
+
+struct KernelResult {
+  std::string name;
+  workload::Pass pass = workload::Pass::fwd;
+  schedule::Dim3 grid;
+  trace::CtaResources cta;
+  int stages = 1;
+  Occupancy occupancy;
+
+  i64 sector_bytes = 32;      // L2 sector size of the profile (counters below are in sectors)
+  memory::L2Counters l2;      // requests, hits/misses (sector and lookup views), per tensor
+  i64 dram_read_bytes = 0;    // L2 fills during the kernel
+  i64 dram_write_bytes = 0;   // dirty evictions during the kernel (what ncu counts)
+  i64 dirty_left_bytes = 0;   // dirty in L2 when the kernel ends: not this kernel's DRAM writes
+  i64 flushed_dirty_bytes = 0;  // cold start: dirty bytes dropped before the kernel
+  trace::ComputeWork compute;   // summed over CTAs
+  i64 steps = 0;
+
+  double start_seconds = 0;
+  double seconds = 0;
+  double cycles = 0;
+  double dram_bytes_per_s = 0;     // achieved (read + write) / time
+  double tensor_flops_per_s = 0;   // achieved
+  BusyCycles busy;
+  Utilisation utilisation;
+  std::string bound;          // dram | l2 | tensor | sfu_fp32 | latency_occupancy
+  std::string bound_reason;
+
+  i64 request_read_bytes() const { return l2.kind[0].bytes; }
+  i64 request_write_bytes() const { return l2.kind[1].bytes + l2.kind[2].bytes; }
+  i64 request_reduce_bytes() const { return l2.kind[2].bytes; }
+};
+
+struct SimulationResult {
+  std::string profile;
+  EngineOptions options;
+  std::vector<std::string> tensor_names;  // by tensor index
+  std::vector<KernelResult> kernels;
+  // The run: counters summed, time summed (with kernel gaps), utilisation over
+  // the whole run, dirty bytes left at the end, occupancy of the longest kernel.
+  KernelResult total;
+  std::string timeline_note;  // empty, or what the timeline left out
+  double host_seconds = 0;    // wall time the simulation took
+};
+
+SimulationResult simulate(const trace::AlgorithmTrace& run, const profile::HardwareProfile& profile,
+                          const EngineOptions& options);
+SimulationResult simulate(trace::KernelSource& kernels, const profile::HardwareProfile& profile,
+                          const EngineOptions& options);
+// Replays a trace file written by trace::write_trace_file (or by hand).
+SimulationResult replay_trace_file(const std::string& path, const profile::HardwareProfile& profile,
+                                   const EngineOptions& options);
+
+// Bounding resource from utilisation: the busiest of DRAM, L2 and the SM
+// pipes when it is busy at least `kBoundThreshold` of the time (the SM pipes
+// split into tensor vs sfu_fp32 by which took more time); otherwise
+// latency_occupancy.
+inline constexpr double kBoundThreshold = 0.6;
+void classify_bound(KernelResult& k, const profile::HardwareProfile& profile);
+
+}  // namespace iosim::engine

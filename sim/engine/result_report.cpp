@@ -1,0 +1,163 @@
+#include "sim/engine/result_report.h"
+
+#include <cstdio>
+
+namespace iosim::engine {
+
+namespace {
+
+using report::JsonWriter;
+
+double ratio(i64 a, i64 b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+void write_kind(JsonWriter& j, const memory::L2KindCounts& c, i64 sector_bytes) {
+  j.begin_object();
+  j.field("requests", c.requests).field("merged_requests", c.merged_requests).field("bytes", c.bytes);
+  j.field("sectors", c.sectors).field("sector_bytes", c.sectors * sector_bytes);
+  j.field("hits", c.hit_sectors).field("misses", c.miss_sectors);
+  j.field("lookups", c.lookup_sectors).field("lookup_hits", c.lookup_hit_sectors);
+  j.field("lookup_misses", c.lookup_miss_sectors);
+  j.end_object();
+}
+
+void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::string>& tensor_names,
+                  i64 sector_bytes) {
+  const memory::L2KindCounts all = k.l2.total();
+  j.key("requests").begin_object();
+  j.field("read_bytes", k.request_read_bytes()).field("write_bytes", k.request_write_bytes());
+  j.field("reduce_bytes", k.request_reduce_bytes());
+  j.field("total_bytes", k.request_read_bytes() + k.request_write_bytes());
+  j.field("tiles", all.requests).field("steps", k.steps);
+  j.end_object();
+
+  j.key("l2").begin_object();
+  j.field("hits", all.hit_sectors).field("misses", all.miss_sectors);
+  j.field("hit_rate", ratio(all.hit_sectors, all.hit_sectors + all.miss_sectors));
+  j.field("unit", "sectors");
+  j.field("lookups", all.lookup_sectors).field("lookup_hits", all.lookup_hit_sectors);
+  j.field("lookup_misses", all.lookup_miss_sectors);
+  j.field("lookup_hit_rate", ratio(all.lookup_hit_sectors, all.lookup_sectors));
+  j.field("merged_requests", all.merged_requests);
+  j.key("by_kind").begin_object();
+  j.key("read");
+  write_kind(j, k.l2.kind[0], sector_bytes);
+  j.key("write");
+  write_kind(j, k.l2.kind[1], sector_bytes);
+  j.key("reduce");
+  write_kind(j, k.l2.kind[2], sector_bytes);
+  j.end_object();
+  j.end_object();
+
+  j.key("dram").begin_object();
+  j.field("read_bytes", k.dram_read_bytes).field("write_bytes", k.dram_write_bytes);
+  j.field("dirty_left_bytes", k.dirty_left_bytes).field("flushed_dirty_bytes", k.flushed_dirty_bytes);
+  j.key("by_tensor").begin_object();
+  for (size_t t = 0; t < k.l2.tensor.size(); ++t) {
+    const auto& c = k.l2.tensor[t];
+    if (c.read_bytes == 0 && c.write_bytes == 0 && c.writeback_sectors == 0) continue;
+    const std::string name = t < tensor_names.size() && !tensor_names[t].empty() ? tensor_names[t] : "tensor" + std::to_string(t);
+    j.key(name).begin_object();
+    j.field("read_bytes", c.fetch_sectors * sector_bytes).field("write_bytes", c.writeback_sectors * sector_bytes);
+    j.field("l2_hits", c.hit_sectors).field("l2_misses", c.miss_sectors);
+    j.end_object();
+  }
+  j.end_object();
+  j.end_object();
+
+  j.key("time").begin_object();
+  j.field("seconds", k.seconds).field("cycles", k.cycles).field("start_seconds", k.start_seconds);
+  j.end_object();
+
+  const Occupancy& o = k.occupancy;
+  j.key("occupancy").begin_object();
+  j.field("ctas_per_sm", o.ctas_per_sm).field("waves", o.waves).field("waves_exact", o.waves_exact);
+  j.field("limiter", o.limiter).field("total_ctas", o.total_ctas).field("slots", o.slots);
+  j.field("smem_per_cta", o.smem_per_cta).field("regs_per_cta", o.regs_per_cta);
+  j.end_object();
+
+  j.key("achieved").begin_object();
+  j.field("dram_bytes_per_s", k.dram_bytes_per_s).field("tensor_flops_per_s", k.tensor_flops_per_s);
+  j.end_object();
+  const Utilisation& u = k.utilisation;
+  j.key("utilisation").begin_object();
+  j.field("dram", u.dram).field("l2", u.l2).field("sm_pipes", u.sm_pipes);
+  j.field("tensor", u.tensor).field("fp32_sfu", u.fp32_sfu);
+  j.end_object();
+  j.field("bound", k.bound).field("bound_reason", k.bound_reason);
+}
+
+}  // namespace
+
+void write_result_fields(JsonWriter& j, const SimulationResult& r) {
+  j.key("engine").begin_object();
+  j.field("profile", r.profile);
+  j.field("l2_replacement", r.options.l2_replacement);
+  j.field("cold_l2_per_kernel", r.options.cold_l2_per_kernel);
+  j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles);
+  j.field("kernel_gap_seconds", r.options.kernel_gap_seconds);
+  j.field("host_seconds", r.host_seconds);
+  if (!r.options.timeline_path.empty()) {
+    j.field("timeline", r.options.timeline_path);
+    j.field("timeline_note", r.timeline_note);
+  }
+  j.end_object();
+  write_fields(j, r.total, r.tensor_names, r.total.sector_bytes);
+}
+
+void write_kernel_result_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::string>& tensor_names,
+                                bool identity) {
+  if (identity) {
+    j.field("name", k.name).field("pass", workload::to_string(k.pass));
+    j.key("grid").begin_array().value(k.grid.x).value(k.grid.y).value(k.grid.z).end_array();
+    j.field("ctas", k.grid.count());
+    j.key("cta").begin_object().field("smem_bytes", k.cta.smem_bytes).field("threads", k.cta.threads);
+    j.field("regs_per_thread", k.cta.regs_per_thread).field("stages", k.stages).end_object();
+  }
+  write_fields(j, k, tensor_names, k.sector_bytes);
+}
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string bytes(i64 b) {
+  const double v = static_cast<double>(b);
+  if (v >= 1e9) return fmt("%.3f GB", v / 1e9);
+  if (v >= 1e6) return fmt("%.2f MB", v / 1e6);
+  if (v >= 1e3) return fmt("%.1f kB", v / 1e3);
+  return fmt("%.0f B", v);
+}
+
+void row(std::ostream& out, const KernelResult& k) {
+  const auto t = k.l2.total();
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-22s %10.4f %11s %11s %11s %7.1f%% %7.1f%% %5lld %6lld  %s\n", k.name.c_str(),
+                k.seconds * 1e3, bytes(k.dram_read_bytes).c_str(), bytes(k.dram_write_bytes).c_str(),
+                bytes(k.dirty_left_bytes).c_str(), 100 * ratio(t.hit_sectors, t.sectors),
+                100 * ratio(t.lookup_hit_sectors, t.lookup_sectors), static_cast<long long>(k.occupancy.ctas_per_sm),
+                static_cast<long long>(k.occupancy.waves), k.bound.c_str());
+  out << buf;
+}
+
+}  // namespace
+
+void print_result_table(std::ostream& out, const SimulationResult& r) {
+  out << "Timing engine (profile " << r.profile << ", L2 " << r.options.l2_replacement
+      << (r.options.cold_l2_per_kernel ? ", cold L2 at each kernel" : ", L2 carried across kernels") << ")\n";
+  char head[256];
+  std::snprintf(head, sizeof head, "%-22s %10s %11s %11s %11s %8s %8s %5s %6s  %s\n", "kernel", "time ms", "DRAM read",
+                "DRAM write", "dirty left", "L2 hit", "lookup", "CTA/SM", "waves", "bound");
+  out << head;
+  for (const auto& k : r.kernels) row(out, k);
+  row(out, r.total);
+  out << "DRAM write = dirty lines evicted during the kernel (as Nsight Compute counts); dirty left = still in L2 at its end.\n";
+  out << "L2 hit = requested sectors served without DRAM; lookup = hit rate of tag lookups after merging.\n";
+  for (const auto& k : r.kernels) out << "  " << k.name << ": " << k.bound << " - " << k.bound_reason << "\n";
+  if (!r.timeline_note.empty()) out << "note: " << r.timeline_note << "\n";
+}
+
+}  // namespace iosim::engine

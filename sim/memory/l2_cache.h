@@ -1,0 +1,215 @@
+// The GPU's L2: sectored (32 B sectors in 128 B lines), set-associative with
+// an XOR-folded set index, write-back and write-allocate with per-sector
+// valid and dirty bits, split into partitions (a set lives in one partition;
+// a request from an SM of another partition is a far hit), fp32 reductions
+// performed at the L2, and merging of concurrent identical read requests
+// before the tag lookup (Hopper's L2 request coalescing).
+//
+// Units of work. The engine sends whole tiles (strided byte ranges). A tile
+// is looked up line by line, except when a *tile record* proves the answer:
+// a tile requested a second time takes ownership of its lines; while no line
+// of it has been evicted or taken over by another tile, a repeated read hits
+// on every sector, and the recency refresh is kept once in the record instead
+// of per line (a line's effective stamp is max(own stamp, owner's stamp)).
+// This fast path gives exactly the counters, replacement decisions and
+// timing of the line-by-line path (`tile_fast_path = false`, the reference
+// the tests compare against); it is what makes re-read K/V tiles cheap.
+//
+// Merging. A read of the identical tile (same address range) that arrives
+// less than `merge_window_cycles` after a read lookup of it is merged into
+// that lookup: it changes no cache state, costs no lookup, counts its sectors
+// as requested and as hits, and receives its data when the earlier request
+// does. Requests for different tiles that share lines are not merged.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/memory/replacement.h"
+#include "sim/profile/hardware_profile.h"
+#include "sim/trace/trace_file.h"
+
+namespace iosim::memory {
+
+using u32 = std::uint32_t;
+
+struct L2Geometry {
+  i64 capacity_bytes = 0;
+  i64 line_bytes = 128;
+  i64 sector_bytes = 32;
+  i64 ways = 16;
+  i64 partitions = 1;
+  i64 lines() const { return capacity_bytes / line_bytes; }
+  i64 sets() const { return lines() / ways; }
+  i64 sectors_per_line() const { return line_bytes / sector_bytes; }
+  // Throws InputError unless sizes are powers of two where needed, a line
+  // holds at most 8 sectors and capacity = sets x ways x line.
+  void validate() const;
+  static L2Geometry from_profile(const profile::HardwareProfile& p);
+};
+
+struct L2Options {
+  std::string replacement = "lru";
+  // Identical reads within this many cycles of a read lookup merge into it
+  // (0 disables merging).
+  double merge_window_cycles = 0;
+  // Answer repeated tiles from tile records (exact; false = line by line).
+  bool tile_fast_path = true;
+  // Tile records kept before old ones are dropped (memory bound).
+  i64 max_tile_records = i64{1} << 16;
+};
+
+// Indexed by AccessKind: Read, Write, ReduceAdd.
+inline constexpr int kAccessKinds = 3;
+
+struct L2KindCounts {
+  i64 requests = 0;         // tile requests from SMs
+  i64 merged_requests = 0;  // ... merged into an earlier identical read
+  i64 bytes = 0;            // requested bytes (SM <-> L2; equals the trace's count)
+  i64 sectors = 0;          // requested sectors (a partly used sector counts whole)
+  // Requested-sector view: every requested sector is a hit or a miss; a merged
+  // request's sectors are hits (they cause no DRAM traffic of their own).
+  i64 hit_sectors = 0;
+  i64 miss_sectors = 0;
+  // Lookup view, after merging (compare with lts__t_sectors_srcunit_tex_op_*).
+  i64 lookup_sectors = 0;
+  i64 lookup_hit_sectors = 0;
+  i64 lookup_miss_sectors = 0;
+  void add(const L2KindCounts& o);
+  L2KindCounts minus(const L2KindCounts& o) const;
+};
+
+struct L2TensorCounts {
+  i64 read_bytes = 0;
+  i64 write_bytes = 0;  // writes and reductions
+  i64 hit_sectors = 0;
+  i64 miss_sectors = 0;
+  i64 fetch_sectors = 0;      // sectors this tensor's requests filled from DRAM
+  i64 writeback_sectors = 0;  // dirty sectors of this tensor evicted to DRAM
+};
+
+struct L2Counters {
+  std::array<L2KindCounts, kAccessKinds> kind{};
+  std::vector<L2TensorCounts> tensor;  // by tensor index
+  i64 fetch_sectors = 0;               // sectors filled from DRAM
+  i64 writeback_sectors = 0;           // dirty sectors written back on eviction
+  i64 line_visits = 0;                 // (row, line) pairs looked up one by one
+  i64 fast_path_requests = 0;          // requests answered by a tile record
+  L2KindCounts total() const;
+  L2Counters minus(const L2Counters& o) const;
+};
+
+// Outcome of one request, for the timing model.
+struct L2Access {
+  bool merged = false;
+  bool far = false;           // some line lives in another partition than the requester
+  i64 sectors = 0;            // requested sectors
+  i64 fetch_sectors = 0;      // to read from DRAM now
+  i64 writeback_sectors = 0;  // dirty sectors evicted by this request
+  double pending_ready = 0;   // hit lines still being filled by earlier misses until then
+  double merged_ready = 0;    // merged: when the earlier request's data arrived
+};
+
+class L2Cache {
+ public:
+  L2Cache(const L2Geometry& geometry, const L2Options& options);
+  ~L2Cache();
+  L2Cache(const L2Cache&) = delete;
+  L2Cache& operator=(const L2Cache&) = delete;
+
+  // Looks the request up at simulated time `now` (cycles) from an SM in
+  // `requester_partition`, updating state and counters.
+  L2Access access(const trace::RangeAccess& a, double now, int requester_partition);
+  // Completes the last access: `fill_ready` is when the sectors it fetched
+  // reach an SM, `data_ready` when its own data did (kept for later merges).
+  void complete(double fill_ready, double data_ready);
+
+  // Empties the cache (dirty data is dropped: it is written back outside the
+  // measured kernel, as `ncu --cache-control all` does). Returns the dirty
+  // sectors dropped.
+  i64 flush();
+
+  // Called at each kernel start (no fill is in flight across kernels: a
+  // kernel ends after its last load arrived). Fill times are stored as 32-bit
+  // cycle offsets from here; a kernel longer than 2^32 cycles is rejected.
+  void begin_kernel(double now);
+
+  i64 dirty_sectors() const { return dirty_sectors_; }
+  i64 resident_sectors() const;
+  bool holds(u64 addr) const;  // the sector holding addr is valid
+  int partition_of(u64 addr) const;
+  const L2Counters& counters() const { return counters_; }
+  const L2Geometry& geometry() const { return geometry_; }
+  std::string_view policy_name() const { return policy_->name(); }
+
+ private:
+  struct TileRecord;
+  struct Visit;
+  // One set's line state. Each set's fields sit together in one block (tags,
+  // stamps, owners, fill times, sector bits, tensors), so a lookup touches a
+  // few adjacent host cache lines instead of one page per field.
+  struct SetView {
+    u64* valid_ways;  // bit per way holding a line
+    u64* owned_ways;  // bit per way whose line a tile record owns
+    u32* tag;     // low 32 bits of the line index (the high bits are common to the run)
+    u32* stamp;   // recency
+    u32* owner;   // tile record owning the line (0 = none)
+    u32* ready;   // fill completion, cycles after ready_base_ (0 = none pending)
+    std::uint8_t* valid;
+    std::uint8_t* dirty;
+    std::uint8_t* tensor;  // tensor of the last filler or writer (file tensors are < 256)
+  };
+  SetView set_view(u64 set) const;
+  u64 set_of(u64 line) const;
+  void check_address_window(const trace::RangeAccess& a);
+  u32 find_or_create_record(const trace::RangeAccess& a, double now);
+  void rebuild_records(double now);
+  void insert_slot(u64 hash, u32 id);
+  unsigned partition_of_set(u64 set) const;
+  void visit_line(u64 line, u64 set, unsigned mask, const trace::RangeAccess& a, u32 rec, bool own, Visit& v);
+  int choose_victim(const SetView& s) const;
+  int find_way(const SetView& s, u32 tag) const;
+  int lowest_stamp_way(const u32* stamp) const;
+  void evict(const SetView& s, int way, u32 rec, Visit& v);
+  void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
+  double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
+  u32 encode_ready(double t) const;
+
+  L2Geometry geometry_;
+  L2Options options_;
+  std::unique_ptr<ReplacementPolicy> policy_;
+  bool hit_refreshes_ = true;
+  i64 sets_ = 0;
+  int ways_ = 0;
+  u64 all_ways_ = 0;
+  unsigned line_shift_ = 7, sector_shift_ = 5;
+  u64 set_mod_magic_ = 0;
+
+  struct Block;
+  std::unique_ptr<Block> block_;  // all sets' line state
+  size_t set_stride_ = 0;         // bytes per set
+  size_t meta_bytes_ = 0;         // bytes before the tags
+  u64 line_high_ = ~u64{0};       // high 32 bits of every line index (set on first use)
+  double ready_base_ = 0;
+
+  std::vector<TileRecord> records_;  // [0] unused
+  std::vector<u32> record_stamp_;    // refresh given to owned lines by fast-path hits
+  std::vector<u64> record_slots_;    // open addressing: fingerprint << 32 | id, 0 = empty
+  bool any_owner_ = false;           // some line has had an owner since the last rebuild
+  struct Fill {
+    u64 set;
+    int way;
+  };
+  std::vector<Fill> fills_;  // lines filled by the last access
+  u32 last_record_ = 0;
+  bool last_was_read_lookup_ = false;
+
+  u32 clock_ = 1;  // recency clock: one tick per looked-up request (kept below 2^31)
+  i64 dirty_sectors_ = 0;
+  L2Counters counters_;
+};
+
+}  // namespace iosim::memory

@@ -1,0 +1,47 @@
+#include "sim/memory/memory_system.h"
+
+#include <algorithm>
+
+#include "sim/common/error.h"
+
+namespace iosim::memory {
+
+namespace {
+double l2_rate(const profile::HardwareProfile& p) {
+  if (!(p.l2_bandwidth_bytes_per_s > 0) || !(p.sm_clock_hz > 0))
+    throw InputError("profile '" + p.name + "': the L2 model needs a positive L2 bandwidth and SM clock");
+  return p.l2_bandwidth_bytes_per_s / p.sm_clock_hz;
+}
+}  // namespace
+
+MemorySystem::MemorySystem(const profile::HardwareProfile& p, const L2Options& options)
+    : l2_(L2Geometry::from_profile(p), options),
+      dram_(DramModel::from_profile(p)),
+      l2_bandwidth_(l2_rate(p)),
+      near_latency_(p.l2_near_latency_cycles),
+      far_latency_(p.l2_partitions > 1 ? p.l2_far_latency_cycles : p.l2_near_latency_cycles),
+      sector_bytes_(p.l2_sector_bytes) {
+  if (near_latency_ < 0 || far_latency_ < 0) throw InputError("profile '" + p.name + "': L2 latencies must be >= 0");
+}
+
+double MemorySystem::request(const trace::RangeAccess& a, double now, int partition, bool is_load) {
+  const L2Access r = l2_.access(a, now, partition);
+  const double hit_latency = r.far ? far_latency_ : near_latency_;
+  // Every requested sector crosses the L2 slices and the crossbar, merged or not.
+  const double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
+  double ready = transfer_end + hit_latency;
+  if (r.merged) {
+    ready = std::max(ready, r.merged_ready);
+    l2_.complete(0, ready);
+    return ready;
+  }
+  double fill_ready = 0;
+  if (r.fetch_sectors > 0) fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now);
+  if (r.writeback_sectors > 0) dram_.write_back(r.writeback_sectors * sector_bytes_, now);
+  ready = std::max(ready, fill_ready);
+  if (is_load) ready = std::max(ready, r.pending_ready);
+  l2_.complete(fill_ready, ready);
+  return ready;
+}
+
+}  // namespace iosim::memory

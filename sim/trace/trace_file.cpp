@@ -1,0 +1,455 @@
+#include "sim/trace/trace_file.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "sim/common/error.h"
+
+namespace iosim::trace {
+
+namespace {
+
+// A contiguous tile is one row; a strided one keeps its stride.
+RangeAccess normalised(RangeAccess r) {
+  if (r.rows <= 1 || r.stride == r.row_bytes) {
+    r.row_bytes *= r.rows > 0 ? r.rows : 1;
+    r.rows = 1;
+    r.stride = 0;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Adapter: a logical KernelTrace seen at address level.
+class TileCursor final : public StepCursor {
+ public:
+  TileCursor(Generator<Step> steps, const TensorTable& tensors) : steps_(std::move(steps)), tensors_(tensors) {}
+  bool next(RangeStep& out) override {
+    if (!steps_.next()) return false;
+    const Step& s = steps_.value();
+    out.clear();
+    for (int k = 0; k < s.load_count; ++k) out.loads.push_back(to_range(s.loads[static_cast<size_t>(k)], tensors_));
+    for (int k = 0; k < s.store_count; ++k) out.stores.push_back(to_range(s.stores[static_cast<size_t>(k)], tensors_));
+    out.compute = s.compute;
+    return true;
+  }
+
+ private:
+  Generator<Step> steps_;
+  const TensorTable& tensors_;
+};
+
+class TileKernel final : public RangeKernel {
+ public:
+  TileKernel(const KernelTrace& k, const TensorTable& t, workload::Pass pass) : k_(k), t_(t), pass_(pass) {}
+  std::string name() const override { return k_.name(); }
+  workload::Pass pass() const override { return pass_; }
+  schedule::Dim3 grid() const override { return k_.grid(); }
+  CtaResources resources() const override { return k_.resources(); }
+  int pipeline_stages() const override { return k_.pipeline_stages(); }
+  std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const override {
+    return std::make_unique<TileCursor>(k_.cta_steps(x, y, z), t_);
+  }
+
+ private:
+  const KernelTrace& k_;
+  const TensorTable& t_;
+  workload::Pass pass_;
+};
+
+char kind_letter(AccessKind k) {
+  switch (k) {
+    case AccessKind::Read: return 'r';
+    case AccessKind::Write: return 'w';
+    case AccessKind::ReduceAdd: return 'a';
+  }
+  return '?';
+}
+
+// Appends " <v>" in decimal (or hex) to a line buffer.
+void put(std::string& s, i64 v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  s.push_back(' ');
+  s.append(buf, r.ptr);
+}
+void put_hex(std::string& s, u64 v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
+  s.push_back(' ');
+  s.append(buf, r.ptr);
+}
+
+void put_access(std::string& s, const RangeAccess& a) {
+  s.push_back(kind_letter(a.kind));
+  put(s, a.tensor);
+  put_hex(s, a.addr);
+  put(s, a.row_bytes);
+  if (a.rows != 1) {
+    put(s, a.rows);
+    put(s, a.stride);
+  }
+  s.push_back('\n');
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    const size_t b = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    if (i > b) out.push_back(line.substr(b, i - b));
+  }
+  return out;
+}
+
+}  // namespace
+
+RangeAccess to_range(const TileAccess& a, const TensorTable& tensors) {
+  const TensorInfo& ti = tensors.info(a.tensor);
+  RangeAccess r;
+  r.kind = a.kind;
+  r.tensor = static_cast<TensorIndex>(a.tensor);
+  r.addr = tensors.address(a.tensor, a.batch, a.head, a.row0, a.col0);
+  r.row_bytes = a.cols * ti.elem_bytes;
+  r.rows = a.rows;
+  r.stride = a.rows > 1 ? static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr)
+                        : 0;
+  return normalised(r);
+}
+
+// ---------------------------------------------------------------------------
+AlgorithmKernelSource::AlgorithmKernelSource(const AlgorithmTrace& run) : run_(run) {}
+AlgorithmKernelSource::~AlgorithmKernelSource() = default;
+
+std::vector<std::string> AlgorithmKernelSource::tensor_names() const {
+  std::vector<std::string> names;
+  for (int t = 0; t < kTensorCount; ++t) names.emplace_back(tensor_name(static_cast<TensorId>(t)));
+  return names;
+}
+
+const RangeKernel* AlgorithmKernelSource::next_kernel() {
+  if (next_ >= run_.kernels.size()) {
+    current_.reset();
+    return nullptr;
+  }
+  const KernelEntry& e = run_.kernels[next_++];
+  current_ = std::make_unique<TileKernel>(*e.kernel, *run_.tensors, e.pass);
+  return current_.get();
+}
+
+// ---------------------------------------------------------------------------
+void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
+  std::string s;
+  s += "iosim-trace 1\n";
+  s += "# ";
+  s += to_string(run.algorithm);
+  s += " ";
+  s += workload::to_string(run.pass);
+  s += ", tiling ";
+  s += std::to_string(run.tiling.block_m) + "x" + std::to_string(run.tiling.block_n);
+  s += "\ndtype ";
+  s += workload::to_string(run.problem.dtype);
+  s += "\n";
+  for (int t = 0; t < kTensorCount; ++t) {
+    if (!run.tensors->info(static_cast<TensorId>(t)).used) continue;
+    s += "tensor " + std::to_string(t) + " " + std::string(tensor_name(static_cast<TensorId>(t))) + "\n";
+  }
+  out << s;
+  AlgorithmKernelSource source(run);
+  RangeStep step;
+  while (const RangeKernel* k = source.next_kernel()) {
+    const schedule::Dim3 g = k->grid();
+    const CtaResources r = k->resources();
+    s.clear();
+    s += "kernel " + k->name() + " pass=" + std::string(workload::to_string(k->pass()));
+    s += " grid=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z);
+    s += " threads=" + std::to_string(r.threads) + " smem=" + std::to_string(r.smem_bytes) +
+         " regs=" + std::to_string(r.regs_per_thread) + " stages=" + std::to_string(k->pipeline_stages()) + "\n";
+    out << s;
+    for (i64 z = 0; z < g.z; ++z)
+      for (i64 y = 0; y < g.y; ++y)
+        for (i64 x = 0; x < g.x; ++x) {
+          s.clear();
+          s += "cta";
+          put(s, x);
+          put(s, y);
+          put(s, z);
+          s.push_back('\n');
+          auto cursor = k->open_cta(x, y, z);
+          while (cursor->next(step)) {
+            s += "s";
+            put(s, step.compute.tensor_flops);
+            put(s, step.compute.fp32_ops);
+            put(s, step.compute.sfu_ops);
+            s.push_back('\n');
+            for (const auto& a : step.loads) put_access(s, a);
+            for (const auto& a : step.stores) put_access(s, a);
+          }
+          out << s;
+        }
+    out << "end\n";
+  }
+  if (!out) throw InputError("could not write the trace file (stream error)");
+}
+
+void write_trace_file(const std::string& path, const AlgorithmTrace& run) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot open '" + path + "' for writing the trace");
+  write_trace_file(f, run);
+}
+
+// ---------------------------------------------------------------------------
+// One kernel read from a file, held in flat arrays.
+class TraceFileReader::FileKernel final : public RangeKernel {
+ public:
+  struct StepRec {
+    ComputeWork compute;
+    i64 first_access = 0;
+    int loads = 0;
+    int stores = 0;
+  };
+  std::string name_;
+  workload::Pass pass_ = workload::Pass::fwd;
+  schedule::Dim3 grid_;
+  CtaResources resources_;
+  int stages_ = 2;
+  std::vector<i64> cta_first_step;  // size ctas + 1
+  std::vector<StepRec> steps;
+  std::vector<RangeAccess> accesses;
+
+  std::string name() const override { return name_; }
+  workload::Pass pass() const override { return pass_; }
+  schedule::Dim3 grid() const override { return grid_; }
+  CtaResources resources() const override { return resources_; }
+  int pipeline_stages() const override { return stages_; }
+
+  class Cursor final : public StepCursor {
+   public:
+    Cursor(const FileKernel& k, i64 first, i64 last) : k_(k), at_(first), last_(last) {}
+    bool next(RangeStep& out) override {
+      if (at_ >= last_) return false;
+      const StepRec& s = k_.steps[static_cast<size_t>(at_++)];
+      out.clear();
+      const RangeAccess* a = k_.accesses.data() + s.first_access;
+      out.loads.assign(a, a + s.loads);
+      out.stores.assign(a + s.loads, a + s.loads + s.stores);
+      out.compute = s.compute;
+      return true;
+    }
+
+   private:
+    const FileKernel& k_;
+    i64 at_, last_;
+  };
+
+  std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const override {
+    const i64 id = (z * grid_.y + y) * grid_.x + x;
+    return std::make_unique<Cursor>(*this, cta_first_step[static_cast<size_t>(id)],
+                                    cta_first_step[static_cast<size_t>(id + 1)]);
+  }
+};
+
+TraceFileReader::TraceFileReader(const std::string& path) : name_(path) {
+  auto f = std::make_unique<std::ifstream>(path);
+  if (!*f) throw InputError("cannot open trace file '" + path + "'");
+  in_ = std::move(f);
+  read_header();
+}
+
+TraceFileReader::TraceFileReader(std::unique_ptr<std::istream> in, std::string name)
+    : in_(std::move(in)), name_(std::move(name)) {
+  read_header();
+}
+
+TraceFileReader::~TraceFileReader() = default;
+
+void TraceFileReader::fail(const std::string& what) const {
+  throw InputError(name_ + ":" + std::to_string(line_no_) + ": " + what);
+}
+
+// Next non-blank, non-comment line.
+bool TraceFileReader::read_line(std::string& line) {
+  if (has_pending_) {
+    line = std::move(pending_);
+    has_pending_ = false;
+    return true;
+  }
+  while (std::getline(*in_, line)) {
+    ++line_no_;
+    const size_t p = line.find_first_not_of(" \t\r");
+    if (p == std::string::npos || line[p] == '#') continue;
+    return true;
+  }
+  return false;
+}
+
+namespace {
+template <typename T>
+bool parse_num(std::string_view s, T& v, int base = 10) {
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+}  // namespace
+
+void TraceFileReader::read_header() {
+  std::string line;
+  if (!read_line(line)) fail("empty trace file (expected the first line 'iosim-trace 1')");
+  if (split(line) != std::vector<std::string_view>{"iosim-trace", "1"})
+    fail("not an iosim trace (expected the first line 'iosim-trace 1')");
+  tensor_names_.clear();
+  while (read_line(line)) {
+    const auto tok = split(line);
+    if (tok[0] == "dtype") {
+      if (tok.size() != 2) fail("'dtype' takes one value (fp16, bf16 or fp32)");
+      try {
+        dtype_ = workload::parse_dtype(tok[1]);
+      } catch (const InputError& e) {
+        fail(e.what());
+      }
+    } else if (tok[0] == "tensor") {
+      int id = 0;
+      if (tok.size() != 3 || !parse_num(tok[1], id) || id < 0 || id >= kMaxFileTensors)
+        fail("expected 'tensor <id 0..255> <name>'");
+      if (tensor_names_.size() <= static_cast<size_t>(id)) tensor_names_.resize(static_cast<size_t>(id) + 1);
+      tensor_names_[static_cast<size_t>(id)] = std::string(tok[2]);
+    } else {
+      pending_ = std::move(line);
+      has_pending_ = true;
+      return;
+    }
+  }
+}
+
+const RangeKernel* TraceFileReader::next_kernel() {
+  current_.reset();
+  std::string line;
+  if (!read_line(line)) return nullptr;
+  auto tok = split(line);
+  if (tok[0] != "kernel") fail("expected 'kernel <name> pass=.. grid=x,y,z threads=.. smem=.. regs=.. stages=..'");
+  if (tok.size() != 8) fail("a kernel line has a name and 6 fields: pass= grid= threads= smem= regs= stages=");
+  auto k = std::make_unique<FileKernel>();
+  k->name_ = std::string(tok[1]);
+  bool seen[6] = {};
+  for (size_t i = 2; i < tok.size(); ++i) {
+    const auto eq = tok[i].find('=');
+    if (eq == std::string_view::npos) fail("expected key=value, got '" + std::string(tok[i]) + "'");
+    const std::string_view key = tok[i].substr(0, eq), val = tok[i].substr(eq + 1);
+    auto positive = [&](i64& out, bool allow_zero) {
+      if (!parse_num(val, out) || out < (allow_zero ? 0 : 1))
+        fail(std::string(key) + ": expected a " + (allow_zero ? "non-negative" : "positive") + " integer, got '" +
+             std::string(val) + "'");
+    };
+    if (key == "pass") {
+      if (val == "fwd") k->pass_ = workload::Pass::fwd;
+      else if (val == "bwd") k->pass_ = workload::Pass::bwd;
+      else fail("pass: expected fwd or bwd, got '" + std::string(val) + "'");
+      seen[0] = true;
+    } else if (key == "grid") {
+      const auto c1 = val.find(','), c2 = val.find(',', c1 == std::string_view::npos ? c1 : c1 + 1);
+      if (c1 == std::string_view::npos || c2 == std::string_view::npos ||
+          !parse_num(val.substr(0, c1), k->grid_.x) || !parse_num(val.substr(c1 + 1, c2 - c1 - 1), k->grid_.y) ||
+          !parse_num(val.substr(c2 + 1), k->grid_.z) || k->grid_.x < 1 || k->grid_.y < 1 || k->grid_.z < 1)
+        fail("grid: expected three positive integers x,y,z, got '" + std::string(val) + "'");
+      seen[1] = true;
+    } else if (key == "threads") {
+      positive(k->resources_.threads, false);
+      seen[2] = true;
+    } else if (key == "smem") {
+      positive(k->resources_.smem_bytes, true);
+      seen[3] = true;
+    } else if (key == "regs") {
+      positive(k->resources_.regs_per_thread, false);
+      seen[4] = true;
+    } else if (key == "stages") {
+      i64 s = 0;
+      positive(s, false);
+      k->stages_ = static_cast<int>(s);
+      seen[5] = true;
+    } else {
+      fail("unknown kernel field '" + std::string(key) + "' (valid: pass, grid, threads, smem, regs, stages)");
+    }
+  }
+  for (bool b : seen)
+    if (!b) fail("a kernel line needs all of pass=, grid=, threads=, smem=, regs=, stages=");
+
+  const i64 ctas = k->grid_.count();
+  k->cta_first_step.reserve(static_cast<size_t>(ctas) + 1);
+  i64 cta = -1;  // linear index of the CTA being read
+  bool in_step = false;
+  std::vector<RangeAccess> loads, stores;
+  auto close_step = [&] {
+    if (!in_step) return;
+    auto& s = k->steps.back();
+    s.first_access = static_cast<i64>(k->accesses.size());
+    s.loads = static_cast<int>(loads.size());
+    s.stores = static_cast<int>(stores.size());
+    k->accesses.insert(k->accesses.end(), loads.begin(), loads.end());
+    k->accesses.insert(k->accesses.end(), stores.begin(), stores.end());
+    loads.clear();
+    stores.clear();
+    in_step = false;
+  };
+  while (true) {
+    if (!read_line(line)) fail("unexpected end of file inside kernel '" + k->name_ + "' (missing 'end')");
+    tok = split(line);
+    const std::string_view op = tok[0];
+    if (op == "end") {
+      close_step();
+      if (cta + 1 != ctas)
+        fail("kernel '" + k->name_ + "' lists " + std::to_string(cta + 1) + " CTAs; its grid has " +
+             std::to_string(ctas));
+      k->cta_first_step.push_back(static_cast<i64>(k->steps.size()));
+      break;
+    }
+    if (op == "cta") {
+      close_step();
+      ++cta;
+      if (cta >= ctas) fail("more CTAs than the grid holds (" + std::to_string(ctas) + ")");
+      const i64 ex = cta % k->grid_.x, ey = (cta / k->grid_.x) % k->grid_.y, ez = cta / (k->grid_.x * k->grid_.y);
+      i64 x = 0, y = 0, z = 0;
+      if (tok.size() != 4 || !parse_num(tok[1], x) || !parse_num(tok[2], y) || !parse_num(tok[3], z) || x != ex ||
+          y != ey || z != ez)
+        fail("expected 'cta " + std::to_string(ex) + " " + std::to_string(ey) + " " + std::to_string(ez) +
+             "' (CTAs are listed in launch order, x fastest)");
+      k->cta_first_step.push_back(static_cast<i64>(k->steps.size()));
+      continue;
+    }
+    if (cta < 0) fail("'" + std::string(op) + "' before the kernel's first 'cta' line");
+    if (op == "s") {
+      close_step();
+      FileKernel::StepRec s;
+      if (tok.size() != 4 || !parse_num(tok[1], s.compute.tensor_flops) || !parse_num(tok[2], s.compute.fp32_ops) ||
+          !parse_num(tok[3], s.compute.sfu_ops) || s.compute.tensor_flops < 0 || s.compute.fp32_ops < 0 ||
+          s.compute.sfu_ops < 0)
+        fail("expected 's <tensor_flops> <fp32_ops> <sfu_ops>' with non-negative integers");
+      k->steps.push_back(s);
+      in_step = true;
+      continue;
+    }
+    if (op == "r" || op == "w" || op == "a") {
+      if (!in_step) fail("an access line must follow an 's' line that starts its step");
+      RangeAccess a;
+      a.kind = op == "r" ? AccessKind::Read : op == "w" ? AccessKind::Write : AccessKind::ReduceAdd;
+      int tensor = 0;
+      if ((tok.size() != 4 && tok.size() != 6) || !parse_num(tok[1], tensor) || tensor < 0 ||
+          tensor >= kMaxFileTensors || !parse_num(tok[2], a.addr, 16) || !parse_num(tok[3], a.row_bytes) ||
+          a.row_bytes < 0)
+        fail("expected '" + std::string(op) + " <tensor 0..255> <addr_hex> <row_bytes> [<rows> <stride>]'");
+      a.tensor = static_cast<TensorIndex>(tensor);
+      if (tok.size() == 6 && (!parse_num(tok[4], a.rows) || !parse_num(tok[5], a.stride) || a.rows < 1 || a.stride < 0))
+        fail("rows must be a positive integer and stride a non-negative integer");
+      a = normalised(a);
+      (a.kind == AccessKind::Read ? loads : stores).push_back(a);
+      continue;
+    }
+    fail("unknown record '" + std::string(op) + "' (valid: cta, s, r, w, a, end)");
+  }
+  current_ = std::move(k);
+  return current_.get();
+}
+
+}  // namespace iosim::trace

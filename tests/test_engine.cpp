@@ -1,0 +1,569 @@
+// The timing engine: occupancy and waves, dispatch order and interleaving,
+// pipelining, DRAM traffic and time of streaming kernels, write-back
+// accounting across kernels, the attention algorithms' L2 behaviour, and the
+// outputs (JSON fields, timeline).
+#define BOOST_TEST_MODULE engine
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "sim/common/error.h"
+#include "sim/count/io_count.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/result_report.h"
+
+using namespace iosim;
+using engine::EngineOptions;
+using engine::SimulationResult;
+using trace::AccessKind;
+using trace::RangeAccess;
+using trace::RangeStep;
+using workload::Pass;
+
+namespace {
+
+profile::HardwareProfile a100() { return profile::find_profile("a100-sxm4-40gb", profile::default_profile_dir()); }
+
+// The A100 with a smaller L2: the same reuse regimes as the full part at a
+// fraction of the simulated bytes (an L2 10x smaller is like sequences and
+// batches 10x larger), which keeps these tests fast.
+profile::HardwareProfile a100_with_l2(i64 bytes) {
+  auto p = a100();
+  p.l2_bytes = bytes;
+  return p;
+}
+
+// ---------------------------------------------------------------------------
+// Synthetic kernels at address level.
+using StepsOf = std::function<std::vector<RangeStep>(i64 cta)>;
+
+class SyntheticKernel final : public trace::RangeKernel {
+ public:
+  SyntheticKernel(std::string name, schedule::Dim3 grid, trace::CtaResources res, int stages, StepsOf steps)
+      : name_(std::move(name)), grid_(grid), res_(res), stages_(stages), steps_(std::move(steps)) {}
+  std::string name() const override { return name_; }
+  Pass pass() const override { return Pass::fwd; }
+  schedule::Dim3 grid() const override { return grid_; }
+  trace::CtaResources resources() const override { return res_; }
+  int pipeline_stages() const override { return stages_; }
+  std::unique_ptr<trace::StepCursor> open_cta(i64 x, i64 y, i64 z) const override {
+    const i64 id = (z * grid_.y + y) * grid_.x + x;
+    if (log) log->push_back({id, -1});
+    return std::make_unique<Cursor>(steps_(id), id, log);
+  }
+  // (cta, step) in the order the engine opened CTAs (step -1) and pulled steps.
+  std::vector<std::pair<i64, i64>>* log = nullptr;
+
+ private:
+  class Cursor final : public trace::StepCursor {
+   public:
+    Cursor(std::vector<RangeStep> steps, i64 id, std::vector<std::pair<i64, i64>>* log)
+        : steps_(std::move(steps)), id_(id), log_(log) {}
+    bool next(RangeStep& out) override {
+      if (at_ >= steps_.size()) return false;
+      if (log_) log_->push_back({id_, static_cast<i64>(at_)});
+      out = steps_[at_++];
+      return true;
+    }
+
+   private:
+    std::vector<RangeStep> steps_;
+    size_t at_ = 0;
+    i64 id_;
+    std::vector<std::pair<i64, i64>>* log_;
+  };
+  std::string name_;
+  schedule::Dim3 grid_;
+  trace::CtaResources res_;
+  int stages_;
+  StepsOf steps_;
+};
+
+class ListSource final : public trace::KernelSource {
+ public:
+  void add(std::unique_ptr<trace::RangeKernel> k) { kernels_.push_back(std::move(k)); }
+  workload::DType dtype() const override { return workload::DType::fp16; }
+  std::vector<std::string> tensor_names() const override { return {"in", "out"}; }
+  const trace::RangeKernel* next_kernel() override {
+    return next_ < kernels_.size() ? kernels_[next_++].get() : nullptr;
+  }
+
+ private:
+  std::vector<std::unique_ptr<trace::RangeKernel>> kernels_;
+  size_t next_ = 0;
+};
+
+constexpr u64 kIn = u64{1} << 30;
+constexpr u64 kOut = u64{3} << 30;
+
+RangeAccess tile(AccessKind kind, trace::TensorIndex tensor, u64 addr, i64 bytes) {
+  RangeAccess a;
+  a.kind = kind;
+  a.tensor = tensor;
+  a.addr = addr;
+  a.row_bytes = bytes;
+  return a;
+}
+
+// Each CTA reads `tile_bytes` of `src` (and writes them to `dst` when copying).
+std::unique_ptr<SyntheticKernel> stream_kernel(const std::string& name, i64 bytes, i64 tile_bytes, bool read,
+                                               bool write, u64 src = kIn, u64 dst = kOut) {
+  const i64 ctas = bytes / tile_bytes;
+  return std::make_unique<SyntheticKernel>(
+      name, schedule::Dim3{ctas, 1, 1}, trace::CtaResources{128, tile_bytes, 32}, 1, [=](i64 cta) {
+        RangeStep s;
+        const u64 off = static_cast<u64>(cta * tile_bytes);
+        if (read) s.loads.push_back(tile(AccessKind::Read, 0, src + off, tile_bytes));
+        if (write) s.stores.push_back(tile(AccessKind::Write, 1, dst + off, tile_bytes));
+        return std::vector<RangeStep>{s};
+      });
+}
+
+SimulationResult run(ListSource& source, const profile::HardwareProfile& p, EngineOptions o = {}) {
+  return engine::simulate(source, p, o);
+}
+
+trace::AlgorithmTrace build(const profile::HardwareProfile& p, trace::Algorithm a, Pass pass, i64 batch, i64 heads,
+                            i64 n, i64 d, bool causal = false, i64 kv_heads = 0) {
+  workload::Problem prob;
+  prob.batch = batch;
+  prob.heads = heads;
+  prob.kv_heads = kv_heads > 0 ? kv_heads : heads;
+  prob.seq_q = prob.seq_k = n;
+  prob.head_dim = d;
+  prob.causal = causal;
+  trace::TraceOptions o;
+  o.algorithm = a;
+  o.pass = pass;
+  o.sram_limit_bytes = p.smem_per_block_bytes;
+  return trace::build_trace(prob, o);
+}
+
+i64 tensor_bytes(const trace::AlgorithmTrace& run, trace::TensorId t) { return run.tensors->info(t).bytes(); }
+
+double rel_diff(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+BOOST_AUTO_TEST_CASE(streaming_copy_reads_each_byte_from_dram_once_at_dram_bandwidth) {
+  const auto p = a100();
+  const i64 bytes = i64{256} << 20;  // 6.4x the L2
+  ListSource src;
+  src.add(stream_kernel("copy", bytes, 32 * 1024, true, true));
+  const auto r = run(src, p);
+  const auto& k = r.kernels.at(0);
+  BOOST_TEST(k.dram_read_bytes == bytes);
+  BOOST_TEST(k.dram_write_bytes + k.dirty_left_bytes == bytes);  // every written byte: evicted, or still dirty
+  BOOST_TEST(k.dirty_left_bytes > 0);
+  BOOST_TEST(k.dirty_left_bytes <= p.l2_bytes);
+  const double dram_time = static_cast<double>(k.dram_read_bytes + k.dram_write_bytes) /
+                           p.dram_achievable_bandwidth_bytes_per_s();
+  BOOST_TEST(rel_diff(k.seconds, dram_time) < 0.05);
+  BOOST_TEST(k.bound == "dram");
+}
+
+BOOST_AUTO_TEST_CASE(rereading_a_working_set_smaller_than_l2_hits_in_the_next_kernel) {
+  const auto p = a100();
+  const i64 bytes = i64{16} << 20;
+  for (const bool cold : {false, true}) {
+    ListSource src;
+    src.add(stream_kernel("first", bytes, 32 * 1024, true, false));
+    src.add(stream_kernel("again", bytes, 32 * 1024, true, false));
+    EngineOptions o;
+    o.cold_l2_per_kernel = cold;
+    const auto r = run(src, p, o);
+    const auto& again = r.kernels.at(1);
+    if (cold) {
+      BOOST_TEST(again.dram_read_bytes == bytes);  // ncu --cache-control all: a flushed L2
+    } else {
+      BOOST_TEST(again.dram_read_bytes == 0);  // L2 contents carry over, as on hardware
+      BOOST_TEST(again.l2.total().hit_sectors == bytes / 32);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(rereading_a_working_set_twice_l2_misses_under_lru) {
+  const auto p = a100();
+  const i64 bytes = 2 * p.l2_bytes;
+  ListSource src;
+  src.add(stream_kernel("first", bytes, 64 * 1024, true, false));
+  src.add(stream_kernel("again", bytes, 64 * 1024, true, false));
+  const auto r = run(src, p);
+  BOOST_TEST(r.kernels.at(1).dram_read_bytes == bytes);
+  BOOST_TEST(r.kernels.at(1).l2.total().hit_sectors == 0);
+}
+
+BOOST_AUTO_TEST_CASE(dirty_lines_at_kernel_end_are_dirty_left_not_dram_writes) {
+  const auto p = a100();
+  const i64 written = i64{8} << 20;
+  ListSource src;
+  src.add(stream_kernel("write", written, 32 * 1024, false, true));
+  src.add(stream_kernel("stream", 2 * p.l2_bytes, 64 * 1024, true, false, u64{5} << 30));
+  const auto r = run(src, p);
+  const auto& w = r.kernels.at(0);
+  BOOST_TEST(w.dram_write_bytes == 0);
+  BOOST_TEST(w.dirty_left_bytes == written);
+  // The next kernel evicts them: they are its DRAM writes, as ncu would count them.
+  const auto& s = r.kernels.at(1);
+  BOOST_TEST(s.dram_write_bytes == written);
+  BOOST_TEST(s.dirty_left_bytes == 0);
+}
+
+BOOST_AUTO_TEST_CASE(cold_l2_per_kernel_drops_dirty_data_before_each_kernel) {
+  const auto p = a100();
+  ListSource src;
+  src.add(stream_kernel("write", i64{8} << 20, 32 * 1024, false, true));
+  src.add(stream_kernel("stream", 2 * p.l2_bytes, 64 * 1024, true, false, u64{5} << 30));
+  EngineOptions o;
+  o.cold_l2_per_kernel = true;
+  const auto r = run(src, p, o);
+  BOOST_TEST(r.kernels.at(1).flushed_dirty_bytes == (i64{8} << 20));
+  BOOST_TEST(r.kernels.at(1).dram_write_bytes == 0);
+}
+
+BOOST_AUTO_TEST_CASE(compute_only_kernel_runs_at_the_per_sm_tensor_rate) {
+  const auto p = a100();
+  const i64 flops = i64{1} << 30;
+  ListSource src;
+  src.add(std::make_unique<SyntheticKernel>("mma", schedule::Dim3{p.sm_count, 1, 1}, trace::CtaResources{128, 0, 32},
+                                            1, [=](i64) {
+                                              RangeStep s;
+                                              s.compute.tensor_flops = flops;
+                                              return std::vector<RangeStep>{s};
+                                            }));
+  const auto r = run(src, p);
+  const double expected = static_cast<double>(flops) * static_cast<double>(p.sm_count) / p.tensor_fp16_flops_per_s;
+  BOOST_TEST(rel_diff(r.kernels.at(0).seconds, expected) < 1e-9);
+  BOOST_TEST(r.kernels.at(0).bound == "tensor");
+}
+
+BOOST_AUTO_TEST_CASE(ctas_on_one_sm_share_its_pipes) {
+  const auto p = a100();
+  const i64 flops = i64{1} << 28;
+  auto kernel = [&](i64 ctas) {
+    ListSource src;
+    src.add(std::make_unique<SyntheticKernel>("mma", schedule::Dim3{ctas, 1, 1}, trace::CtaResources{128, 0, 32}, 1,
+                                              [=](i64) {
+                                                RangeStep s;
+                                                s.compute.tensor_flops = flops;
+                                                return std::vector<RangeStep>{s};
+                                              }));
+    return run(src, p).kernels.at(0).seconds;
+  };
+  // Two CTAs per SM run concurrently (occupancy allows many) but take twice as long.
+  BOOST_TEST(rel_diff(kernel(2 * p.sm_count), 2 * kernel(p.sm_count)) < 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(pipelining_overlaps_the_next_steps_loads_with_compute) {
+  const auto p = a100();
+  auto steps = [](i64 cta) {
+    std::vector<RangeStep> v;
+    for (int k = 0; k < 16; ++k) {
+      RangeStep s;
+      s.loads.push_back(tile(AccessKind::Read, 0, kIn + static_cast<u64>((cta * 16 + k) * 16384), 16384));
+      s.compute.tensor_flops = i64{1} << 22;
+      v.push_back(s);
+    }
+    return v;
+  };
+  double t[3] = {};
+  for (int stages = 1; stages <= 2; ++stages) {
+    ListSource src;
+    src.add(std::make_unique<SyntheticKernel>("k", schedule::Dim3{p.sm_count, 1, 1},
+                                              trace::CtaResources{128, 2 * 16384, 32}, stages, steps));
+    t[stages] = run(src, p).kernels.at(0).seconds;
+  }
+  const double compute = 16.0 * static_cast<double>(i64{1} << 22) * static_cast<double>(p.sm_count) /
+                         p.tensor_fp16_flops_per_s;
+  BOOST_TEST(t[2] < t[1]);
+  BOOST_TEST(t[2] >= compute);
+  BOOST_TEST(t[1] > compute + 15 * p.dram_latency_cycles / p.sm_clock_hz);  // every load's latency exposed
+}
+
+BOOST_AUTO_TEST_CASE(ctas_are_dispatched_in_launch_order_and_their_requests_interleave) {
+  const auto p = a100();
+  std::vector<std::pair<i64, i64>> log;
+  auto k = std::make_unique<SyntheticKernel>(
+      "k", schedule::Dim3{4, 3, 2}, trace::CtaResources{128, 0, 32}, 1, [](i64 cta) {
+        std::vector<RangeStep> v(4);
+        for (int s = 0; s < 4; ++s) {
+          v[s].loads.push_back(tile(AccessKind::Read, 0, kIn + static_cast<u64>((cta * 4 + s) * 4096), 4096));
+          v[s].compute.fp32_ops = 1000;
+        }
+        return v;
+      });
+  k->log = &log;
+  ListSource src;
+  src.add(std::move(k));
+  run(src, p);
+  std::vector<i64> opened;
+  for (const auto& [cta, step] : log)
+    if (step < 0) opened.push_back(cta);
+  BOOST_TEST(opened.size() == 24u);
+  for (size_t i = 0; i < opened.size(); ++i) BOOST_TEST(opened[i] == static_cast<i64>(i));  // x fastest, then y, z
+  // All 24 CTAs fit at once: every CTA's step 1 is pulled before any CTA's step 3.
+  size_t last_step1 = 0, first_step3 = log.size();
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].second == 1) last_step1 = i;
+    if (log[i].second == 3) first_step3 = std::min(first_step3, i);
+  }
+  BOOST_TEST(last_step1 < first_step3);
+}
+
+BOOST_AUTO_TEST_CASE(occupancy_limits_follow_the_profile) {
+  const auto p = a100();
+  const auto o = engine::compute_occupancy(p, {128, 80 * 1024, 255}, 1000, "k");
+  BOOST_TEST(o.ctas_per_sm == 2);  // 2 x (80 KiB + 1 KiB reserved) <= 164 KiB; 255 regs x 128 threads also allow 2
+  BOOST_TEST(o.waves == (1000 + 2 * p.sm_count - 1) / (2 * p.sm_count));
+  const auto regs = engine::compute_occupancy(p, {256, 0, 255}, 10, "k");
+  BOOST_TEST(regs.ctas_per_sm == 1);
+  BOOST_TEST(regs.limiter == "registers");
+  const auto threads = engine::compute_occupancy(p, {32, 0, 16}, 10, "k");
+  BOOST_TEST(threads.ctas_per_sm == p.max_ctas_per_sm);
+  BOOST_TEST(threads.limiter == "max_ctas");
+  BOOST_CHECK_THROW(engine::compute_occupancy(p, {128, p.smem_per_block_bytes + 1, 32}, 10, "k"), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
+  const auto p = a100();
+  workload::Problem prob;
+  prob.batch = 1;
+  prob.heads = prob.kv_heads = 27;
+  prob.seq_q = prob.seq_k = 4096;
+  prob.head_dim = 64;
+  i64 per_sm[2] = {}, waves[2] = {};
+  double seconds[2] = {};
+  const i64 block_n[2] = {320, 256};  // shared memory (128 + 2 Bc) x 64 x 2 B: 96 KiB vs 80 KiB
+  for (int i = 0; i < 2; ++i) {
+    trace::TraceOptions o;
+    o.algorithm = trace::Algorithm::fa2;
+    o.block_m = 128;
+    o.block_n = block_n[i];
+    o.sram_limit_bytes = p.smem_per_block_bytes;
+    const auto r = engine::simulate(trace::build_trace(prob, o), p, {});
+    per_sm[i] = r.kernels.at(0).occupancy.ctas_per_sm;
+    waves[i] = r.kernels.at(0).occupancy.waves;
+    seconds[i] = r.kernels.at(0).seconds;
+  }
+  const i64 ctas = 32 * 27;
+  BOOST_TEST(per_sm[0] == 1);
+  BOOST_TEST(per_sm[1] == 2);
+  BOOST_TEST(waves[0] == (ctas + p.sm_count - 1) / p.sm_count);
+  BOOST_TEST(waves[1] == (ctas + 2 * p.sm_count - 1) / (2 * p.sm_count));
+  BOOST_TEST(waves[0] == 2 * waves[1]);
+  BOOST_TEST(seconds[0] > 0);
+  BOOST_TEST(seconds[1] > 0);
+}
+
+// ---------------------------------------------------------------------------
+// Attention algorithms.
+
+BOOST_AUTO_TEST_CASE(sm_to_l2_request_bytes_equal_the_io_count) {
+  const auto p = a100();
+  using A = trace::Algorithm;
+  struct Case {
+    A a;
+    Pass pass;
+    bool causal;
+    i64 kv_heads;
+  };
+  const Case cases[] = {{A::fa2, Pass::fwdbwd, false, 0}, {A::fa2, Pass::fwdbwd, true, 2}, {A::fa1, Pass::fwdbwd, false, 0},
+                        {A::fa1, Pass::fwdbwd, true, 0},  {A::fa1_swapped, Pass::fwd, false, 0},
+                        {A::standard, Pass::fwdbwd, true, 2}};
+  for (const Case& c : cases) {
+    const auto tr = build(p, c.a, c.pass, 2, 4, 512, 64, c.causal, c.kv_heads);
+    const auto counts = count::count_run(tr);
+    const auto r = engine::simulate(tr, p, {});
+    BOOST_REQUIRE_EQUAL(r.kernels.size(), counts.kernels.size());
+    for (size_t i = 0; i < r.kernels.size(); ++i) {
+      BOOST_TEST(r.kernels[i].request_read_bytes() == counts.kernels[i].io.read_bytes);
+      BOOST_TEST(r.kernels[i].request_write_bytes() == counts.kernels[i].io.write_bytes);
+      BOOST_TEST(r.kernels[i].request_reduce_bytes() == counts.kernels[i].io.reduce_bytes);
+      BOOST_TEST(r.kernels[i].compute.tensor_flops == counts.kernels[i].io.tensor_flops);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results_for_every_algorithm) {
+  const auto p = a100_with_l2(i64{2} << 20);
+  using A = trace::Algorithm;
+  for (const A a : {A::fa2, A::fa1, A::standard}) {
+    const auto tr = build(p, a, Pass::fwdbwd, 2, 4, 1024, 64, a == A::fa2);
+    EngineOptions fast, slow;
+    slow.l2_tile_fast_path = false;
+    const auto x = engine::simulate(tr, p, fast), y = engine::simulate(tr, p, slow);
+    for (size_t i = 0; i < x.kernels.size(); ++i) {
+      const auto& kx = x.kernels[i];
+      const auto& ky = y.kernels[i];
+      BOOST_TEST(kx.l2.total().hit_sectors == ky.l2.total().hit_sectors);
+      BOOST_TEST(kx.l2.total().lookup_hit_sectors == ky.l2.total().lookup_hit_sectors);
+      BOOST_TEST(kx.l2.total().merged_requests == ky.l2.total().merged_requests);
+      BOOST_TEST(kx.dram_read_bytes == ky.dram_read_bytes);
+      BOOST_TEST(kx.dram_write_bytes == ky.dram_write_bytes);
+      BOOST_TEST(kx.dirty_left_bytes == ky.dirty_left_bytes);
+      BOOST_TEST(kx.cycles == ky.cycles);
+    }
+    BOOST_TEST(y.total.l2.fast_path_requests == 0);
+  }
+}
+
+// Standard attention with S and P 32x the L2: DRAM traffic is the analytic
+// count (S and P written and read once; Q, K, V read and O written once).
+BOOST_AUTO_TEST_CASE(standard_attention_dram_bytes_match_the_analytic_count_when_s_exceeds_l2) {
+  const auto p = a100_with_l2(i64{2} << 20);
+  const auto tr = build(p, trace::Algorithm::standard, Pass::fwd, 1, 8, 2048, 64);
+  using T = trace::TensorId;
+  const double reads = static_cast<double>(tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V) +
+                                           tensor_bytes(tr, T::S) + tensor_bytes(tr, T::P));
+  const double writes = static_cast<double>(tensor_bytes(tr, T::S) + tensor_bytes(tr, T::P) + tensor_bytes(tr, T::O));
+  BOOST_TEST(tensor_bytes(tr, T::S) >= 32 * p.l2_bytes);
+  for (const bool cold : {false, true}) {
+    EngineOptions o;
+    o.cold_l2_per_kernel = cold;
+    const auto r = engine::simulate(tr, p, o);
+    // Dirty bytes left in L2 are written back later (after the run, or flushed
+    // before the next kernel when cold): each written byte reaches DRAM once.
+    i64 eventually_written = r.total.dram_write_bytes + r.total.dirty_left_bytes;
+    if (cold) {
+      eventually_written = r.total.dram_write_bytes;
+      for (const auto& k : r.kernels) eventually_written += k.dirty_left_bytes;
+    }
+    BOOST_TEST(rel_diff(static_cast<double>(r.total.dram_read_bytes), reads) < 0.02);
+    BOOST_TEST(rel_diff(static_cast<double>(eventually_written), writes) < 0.02);
+  }
+}
+
+// B*H = 16, N = 4096 on the A100: all Q-block CTAs of a head run together, so
+// each K/V tile comes from DRAM once and from L2 for the other CTAs.
+BOOST_AUTO_TEST_CASE(fa2_forward_with_few_heads_reads_q_k_v_from_dram_about_once) {
+  const auto p = a100();
+  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64);
+  using T = trace::TensorId;
+  const i64 qkv = tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V);
+  const auto r = engine::simulate(tr, p, {});
+  const auto& k = r.kernels.at(0);
+  BOOST_TEST(rel_diff(static_cast<double>(k.dram_read_bytes), static_cast<double>(qkv)) < 0.02);
+  // SRAM <-> L2 requests follow Theta(N^2 d^2 / M): Q once, K and V once per query block.
+  const i64 m_blocks = (4096 + tr.tiling.block_m - 1) / tr.tiling.block_m;
+  BOOST_TEST(k.request_read_bytes() ==
+             tensor_bytes(tr, T::Q) + m_blocks * (tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V)));
+  BOOST_TEST(k.request_read_bytes() > 20 * k.dram_read_bytes);
+}
+
+// Long sequences: a head's K and V (16384 x 64 x 2 x 2 B = 4 MiB) no longer fit
+// in the L2 beside everything else, and the head's CTAs span several waves, so
+// later CTAs re-read K/V from DRAM. (A 4 MiB L2 stands in for the 40 MB part
+// at 10x the sequence length.)
+BOOST_AUTO_TEST_CASE(fa2_forward_with_many_heads_and_long_sequences_rereads_k_v_from_dram) {
+  const auto p = a100_with_l2(i64{4} << 20);
+  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 2, 16, 16384, 64);
+  using T = trace::TensorId;
+  const i64 qkv = tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V);
+  const auto r = engine::simulate(tr, p, {});
+  BOOST_TEST(r.kernels.at(0).dram_read_bytes > 3 * qkv / 2);
+  BOOST_TEST(r.kernels.at(0).l2.tensor.at(static_cast<size_t>(T::K)).fetch_sectors * 32 > tensor_bytes(tr, T::K));
+}
+
+// FA1's inner loop reads and writes O_i, l_i, m_i of its head in global memory
+// every step; with 16 heads at once each head's O (2048 x 64 x 2 B = 256 KiB)
+// stays in L2, so none of that traffic reaches DRAM.
+BOOST_AUTO_TEST_CASE(fa1_inner_loop_o_l_m_traffic_hits_in_l2_when_a_heads_o_fits) {
+  const auto p = a100();
+  const auto tr = build(p, trace::Algorithm::fa1, Pass::fwd, 1, 16, 2048, 64);
+  const auto r = engine::simulate(tr, p, {});
+  const auto& k = r.kernels.at(0);
+  using T = trace::TensorId;
+  for (const T t : {T::O, T::l, T::m}) {
+    const auto& c = k.l2.tensor.at(static_cast<size_t>(t));
+    BOOST_TEST(c.read_bytes > 5 * tensor_bytes(tr, t));  // re-read every outer step
+    BOOST_TEST(c.fetch_sectors == 0);                   // written first, then always in L2
+    const double hit_rate = static_cast<double>(c.hit_sectors) / static_cast<double>(c.hit_sectors + c.miss_sectors);
+    BOOST_TEST(hit_rate > 0.9);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fa2_forward_is_bound_by_the_sm_pipes_and_a_lone_small_cta_by_latency) {
+  const auto p = a100();
+  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), p, {});
+  const std::string bound = r.kernels.at(0).bound;
+  BOOST_TEST((bound == "tensor" || bound == "sfu_fp32"));
+  BOOST_TEST(r.total.bound == bound);
+  ListSource src;
+  src.add(stream_kernel("one", 64 * 1024, 4096, true, false));
+  BOOST_TEST(run(src, p).kernels.at(0).bound == "latency_occupancy");
+}
+
+// ---------------------------------------------------------------------------
+// Outputs.
+
+BOOST_AUTO_TEST_CASE(json_fields_hold_the_required_keys) {
+  const auto p = a100();
+  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  std::ostringstream out;
+  report::JsonWriter j(out);
+  j.begin_object();
+  engine::write_result_fields(j, r);
+  j.key("kernels").begin_array();
+  for (const auto& k : r.kernels) {
+    j.begin_object();
+    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  const std::string s = out.str();
+  for (const char* key : {"\"l2\"", "\"hits\"", "\"misses\"", "\"hit_rate\"", "\"dram\"", "\"read_bytes\"",
+                          "\"write_bytes\"", "\"dirty_left_bytes\"", "\"time\"", "\"seconds\"", "\"cycles\"",
+                          "\"occupancy\"", "\"ctas_per_sm\"", "\"waves\"", "\"bound\"", "\"lookups\""})
+    BOOST_TEST(s.find(key) != std::string::npos, key);
+  // Every kernel object has them too: count one key per object.
+  size_t n = 0;
+  for (size_t at = s.find("\"ctas_per_sm\""); at != std::string::npos; at = s.find("\"ctas_per_sm\"", at + 1)) ++n;
+  BOOST_TEST(n == r.kernels.size() + 1);
+}
+
+BOOST_AUTO_TEST_CASE(text_table_lists_every_kernel_the_total_and_the_bound_reasons) {
+  const auto p = a100();
+  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  std::ostringstream out;
+  engine::print_result_table(out, r);
+  const std::string s = out.str();
+  for (const auto& k : r.kernels) {
+    BOOST_TEST(s.find(k.name + " ") != std::string::npos, k.name);
+    BOOST_TEST(s.find(k.bound_reason) != std::string::npos);
+  }
+  BOOST_TEST(s.find("total ") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(timeline_is_a_chrome_trace_with_a_track_per_sm_and_caps_its_events) {
+  const auto p = a100();
+  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 1, 2, 1024, 64);
+  const std::string path = "test_engine_timeline.json";
+  for (const i64 cap : {i64{1000000}, i64{50}}) {
+    EngineOptions o;
+    o.timeline_path = path;
+    o.timeline_max_events = cap;
+    const auto r = engine::simulate(tr, p, o);
+    std::ifstream f(path);
+    const std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    BOOST_TEST(s.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0) == 0u);
+    BOOST_TEST(s.find("\"name\":\"SM 0\"") != std::string::npos);
+    BOOST_TEST(s.find("\"name\":\"load\"") != std::string::npos);
+    BOOST_TEST(s.substr(s.size() - 3) == "}}\n");
+    if (cap == 50) {
+      BOOST_TEST(!r.timeline_note.empty());
+      BOOST_TEST(s.find("\"note\":\"timeline truncated") != std::string::npos);
+    } else {
+      BOOST_TEST(r.timeline_note.empty());
+      BOOST_TEST(s.find("\"name\":\"compute\"") != std::string::npos);
+      BOOST_TEST(s.find("\"name\":\"fa2_fwd (0,0,0)\"") != std::string::npos);
+      BOOST_TEST(s.find("\"name\":\"kernels\"") != std::string::npos);
+    }
+  }
+  std::remove(path.c_str());
+}

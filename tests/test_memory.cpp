@@ -1,0 +1,346 @@
+// The L2 and DRAM models on their own: hits and misses of sectored lines,
+// replacement, write-back counting, reductions, request merging, partitions,
+// bandwidth, and the tile fast path against the line-by-line reference.
+#define BOOST_TEST_MODULE memory
+#include <boost/test/unit_test.hpp>
+
+#include <random>
+
+#include "sim/common/error.h"
+#include "sim/memory/memory_system.h"
+
+using namespace iosim;
+using memory::L2Cache;
+using memory::L2Geometry;
+using memory::L2Options;
+using trace::AccessKind;
+using trace::RangeAccess;
+
+namespace {
+
+constexpr u64 kBase = u64{1} << 30;
+
+L2Geometry small_l2(i64 bytes = 64 * 1024, i64 partitions = 1) { return {bytes, 128, 32, 16, partitions}; }
+
+L2Options options(const std::string& policy = "lru", double merge_window = 0, bool fast_path = true) {
+  L2Options o;
+  o.replacement = policy;
+  o.merge_window_cycles = merge_window;
+  o.tile_fast_path = fast_path;
+  return o;
+}
+
+RangeAccess range(AccessKind kind, u64 addr, i64 bytes, trace::TensorIndex tensor = 0) {
+  RangeAccess a;
+  a.kind = kind;
+  a.addr = addr;
+  a.row_bytes = bytes;
+  a.tensor = tensor;
+  return a;
+}
+
+// Reads [base, base + bytes) in tiles of `tile` bytes, one request per time step.
+void sweep(L2Cache& l2, u64 base, i64 bytes, i64 tile, double& now, AccessKind kind = AccessKind::Read) {
+  for (i64 off = 0; off < bytes; off += tile) {
+    l2.access(range(kind, base + static_cast<u64>(off), tile), now, 0);
+    l2.complete(now, now);
+    now += 1000;  // far apart: no merging, no fill in flight
+  }
+}
+
+memory::L2KindCounts reads(const L2Cache& l2) { return l2.counters().kind[0]; }
+
+// A profile with round numbers for timing checks.
+profile::HardwareProfile test_profile() {
+  profile::HardwareProfile p;
+  p.name = "test";
+  p.compute_capability = "8.0";
+  p.sm_count = 4;
+  p.sm_clock_hz = 1e9;
+  p.l2_bytes = 1 << 20;
+  p.l2_line_bytes = 128;
+  p.l2_sector_bytes = 32;
+  p.l2_partitions = 2;
+  p.l2_associativity = 16;
+  p.l2_bandwidth_bytes_per_s = 1024e9;  // 1024 B/cycle
+  p.dram_peak_bandwidth_bytes_per_s = 128e9;
+  p.dram_achievable_fraction = 0.5;     // 64 B/cycle
+  p.l2_near_latency_cycles = 200;
+  p.l2_far_latency_cycles = 350;
+  p.dram_latency_cycles = 600;
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(first_read_misses_every_sector_and_rereading_hits) {
+  L2Cache l2(small_l2(), options());
+  double now = 0;
+  sweep(l2, kBase, 32 * 1024, 1024, now);
+  BOOST_TEST(reads(l2).miss_sectors == 1024);
+  BOOST_TEST(reads(l2).hit_sectors == 0);
+  BOOST_TEST(l2.counters().fetch_sectors == 1024);
+  sweep(l2, kBase, 32 * 1024, 1024, now);
+  BOOST_TEST(reads(l2).hit_sectors == 1024);
+  BOOST_TEST(l2.counters().fetch_sectors == 1024);  // nothing more from DRAM
+}
+
+BOOST_AUTO_TEST_CASE(working_set_smaller_than_l2_hits_on_every_reread) {
+  L2Cache l2(small_l2(), options("lru"));
+  double now = 0;
+  const i64 set_bytes = 32 * 1024;  // half the cache
+  sweep(l2, kBase, set_bytes, 2048, now);
+  const auto first = reads(l2);
+  for (int pass = 0; pass < 3; ++pass) sweep(l2, kBase, set_bytes, 2048, now);
+  BOOST_TEST(reads(l2).hit_sectors - first.hit_sectors == 3 * set_bytes / 32);
+  BOOST_TEST(reads(l2).miss_sectors == first.miss_sectors);
+}
+
+BOOST_AUTO_TEST_CASE(working_set_twice_l2_misses_on_every_reread_under_lru) {
+  L2Cache l2(small_l2(), options("lru"));
+  double now = 0;
+  const i64 set_bytes = 2 * 64 * 1024;
+  sweep(l2, kBase, set_bytes, 2048, now);
+  const auto first = reads(l2);
+  sweep(l2, kBase, set_bytes, 2048, now);
+  BOOST_TEST(reads(l2).hit_sectors == first.hit_sectors);  // a cyclic sweep over 2x the cache never hits under LRU
+  BOOST_TEST(reads(l2).miss_sectors == 2 * first.miss_sectors);
+}
+
+BOOST_AUTO_TEST_CASE(bimodal_insertion_keeps_part_of_a_sweep_larger_than_l2) {
+  // The H200 hits often on a cyclic sweep over 1.6x its L2 (hardware-and-anchors.md);
+  // plain LRU never does, the thrash-resistant bip policy does.
+  const i64 set_bytes = 64 * 1024 * 8 / 5;
+  for (const std::string policy : {"lru", "bip"}) {
+    L2Cache l2(small_l2(), options(policy));
+    double now = 0;
+    for (int pass = 0; pass < 4; ++pass) sweep(l2, kBase, set_bytes, 2048, now);
+    const double hit_rate = static_cast<double>(reads(l2).hit_sectors) / static_cast<double>(reads(l2).sectors);
+    if (policy == "lru") BOOST_TEST(hit_rate == 0.0);
+    else BOOST_TEST(hit_rate > 0.2);
+  }
+}
+
+// One set (capacity = ways x 128 B): fill every way, touch line 0 again, then
+// bring in one more line. LRU evicts line 1, FIFO line 0.
+BOOST_AUTO_TEST_CASE(lru_evicts_the_least_recently_used_line_and_fifo_the_oldest) {
+  for (const i64 ways : {16, 6, 3}) {
+    for (const std::string policy : {"lru", "fifo"}) {
+      L2Cache l2(L2Geometry{ways * 128, 128, 32, ways, 1}, options(policy));
+      double now = 0;
+      for (i64 i = 0; i < ways; ++i) sweep(l2, kBase + static_cast<u64>(i) * 128, 128, 128, now);
+      sweep(l2, kBase, 128, 128, now);  // hit on line 0
+      BOOST_TEST(reads(l2).hit_sectors == 4);
+      sweep(l2, kBase + static_cast<u64>(ways) * 128, 128, 128, now);  // one line too many
+      const bool lru = policy == "lru";
+      BOOST_TEST(l2.holds(kBase) == lru);
+      BOOST_TEST(l2.holds(kBase + 128) == !lru);
+      for (i64 i = 2; i <= ways; ++i) BOOST_TEST(l2.holds(kBase + static_cast<u64>(i) * 128));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(dirty_line_evicted_once_counts_one_dram_write) {
+  L2Cache l2(small_l2(), options());
+  double now = 0;
+  l2.access(range(AccessKind::Write, kBase, 128), now, 0);
+  l2.complete(now, now);
+  BOOST_TEST(l2.dirty_sectors() == 4);
+  BOOST_TEST(l2.counters().fetch_sectors == 0);  // a write allocates without reading DRAM
+  sweep(l2, kBase + (1 << 20), 4 * 64 * 1024, 4096, now);  // streams 4x the cache through
+  BOOST_TEST(l2.counters().writeback_sectors == 4);
+  BOOST_TEST(l2.dirty_sectors() == 0);
+  sweep(l2, kBase + (1 << 21), 4 * 64 * 1024, 4096, now);
+  BOOST_TEST(l2.counters().writeback_sectors == 4);  // once, not again
+}
+
+BOOST_AUTO_TEST_CASE(partial_line_write_dirties_and_writes_back_only_its_sectors) {
+  L2Cache l2(small_l2(), options());
+  double now = 0;
+  l2.access(range(AccessKind::Write, kBase + 40, 30), now, 0);  // bytes 40..69: sectors 1 and 2
+  l2.complete(now, now);
+  BOOST_TEST(l2.dirty_sectors() == 2);
+  BOOST_TEST(l2.counters().kind[1].sectors == 2);
+  BOOST_TEST(l2.counters().kind[1].bytes == 30);
+  sweep(l2, kBase + (1 << 20), 4 * 64 * 1024, 4096, now);
+  BOOST_TEST(l2.counters().writeback_sectors == 2);
+}
+
+BOOST_AUTO_TEST_CASE(reduction_reads_missing_sectors_at_l2_and_leaves_them_dirty) {
+  L2Cache l2(small_l2(), options());
+  double now = 0;
+  const auto first = l2.access(range(AccessKind::ReduceAdd, kBase, 256), now, 0);
+  l2.complete(now + 600, now + 600);
+  BOOST_TEST(first.fetch_sectors == 8);  // read-modify-write needs the old values
+  BOOST_TEST(l2.dirty_sectors() == 8);
+  now += 1000;
+  const auto second = l2.access(range(AccessKind::ReduceAdd, kBase, 256), now, 0);
+  l2.complete(now, now);
+  BOOST_TEST(second.fetch_sectors == 0);
+  BOOST_TEST(l2.counters().kind[2].hit_sectors == 8);
+  BOOST_TEST(l2.counters().kind[2].bytes == 512);  // the SM sends operands only
+}
+
+BOOST_AUTO_TEST_CASE(identical_reads_within_the_merge_window_share_one_lookup) {
+  L2Cache l2(small_l2(), options("lru", 100));
+  const auto tile = range(AccessKind::Read, kBase, 4096);
+  l2.access(tile, 0, 0);
+  l2.complete(600, 600);
+  const auto merged = l2.access(tile, 50, 0);
+  l2.complete(0, 650);
+  BOOST_TEST(merged.merged);
+  BOOST_TEST(merged.merged_ready == 600);
+  const auto later = l2.access(tile, 150, 0);  // 150 cycles after the lookup: a new lookup
+  l2.complete(0, 400);
+  BOOST_TEST(!later.merged);
+  const auto k = reads(l2);
+  BOOST_TEST(k.requests == 3);
+  BOOST_TEST(k.merged_requests == 1);
+  BOOST_TEST(k.sectors == 3 * 128);         // requested: every request counts
+  BOOST_TEST(k.lookup_sectors == 2 * 128);  // looked up: the merged one does not
+  BOOST_TEST(k.lookup_miss_sectors == 128);
+  BOOST_TEST(k.hit_sectors == 2 * 128);
+  // A different tile over the same lines does not merge.
+  const auto overlapping = l2.access(range(AccessKind::Read, kBase, 2048), 160, 0);
+  l2.complete(0, 400);
+  BOOST_TEST(!overlapping.merged);
+}
+
+BOOST_AUTO_TEST_CASE(writes_never_merge) {
+  L2Cache l2(small_l2(), options("lru", 100));
+  const auto tile = range(AccessKind::Write, kBase, 1024);
+  l2.access(tile, 0, 0);
+  l2.complete(0, 0);
+  BOOST_TEST(!l2.access(tile, 1, 0).merged);
+}
+
+BOOST_AUTO_TEST_CASE(flush_empties_the_cache_and_drops_dirty_data) {
+  L2Cache l2(small_l2(), options());
+  double now = 0;
+  sweep(l2, kBase, 8192, 1024, now, AccessKind::Write);
+  BOOST_TEST(l2.resident_sectors() == 256);
+  BOOST_TEST(l2.flush() == 256);
+  BOOST_TEST(l2.resident_sectors() == 0);
+  BOOST_TEST(l2.dirty_sectors() == 0);
+  BOOST_TEST(!l2.holds(kBase));
+  sweep(l2, kBase, 8192, 1024, now);
+  BOOST_TEST(reads(l2).miss_sectors == 256);
+}
+
+BOOST_AUTO_TEST_CASE(strided_tile_touches_only_its_rows) {
+  L2Cache l2(small_l2(), options());
+  RangeAccess a = range(AccessKind::Read, kBase, 64);
+  a.rows = 8;
+  a.stride = 1024;
+  l2.access(a, 0, 0);
+  l2.complete(0, 0);
+  BOOST_TEST(reads(l2).sectors == 16);
+  BOOST_TEST(l2.holds(kBase + 7 * 1024 + 32));
+  BOOST_TEST(!l2.holds(kBase + 64));
+  BOOST_TEST(!l2.holds(kBase + 512));
+}
+
+// The tile fast path must change nothing: random tiles (overlapping, strided,
+// partial sectors, all three kinds) replayed through both paths give the same
+// counters, request by request.
+BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
+  for (const std::string policy : {"lru", "fifo", "bip"}) {
+    L2Cache fast(small_l2(32 * 1024, 2), options(policy, 40, true));
+    L2Cache slow(small_l2(32 * 1024, 2), options(policy, 40, false));
+    std::mt19937_64 rng(7);
+    // A pool of tiles that repeat, so records form, and overlap, so they are invalidated.
+    std::vector<RangeAccess> pool;
+    for (int i = 0; i < 48; ++i) {
+      RangeAccess a = range(AccessKind::Read, kBase + (rng() % 96) * 512 + (rng() % 4) * 16, 256 + (rng() % 6) * 192);
+      if (i % 3 == 0) {
+        a.rows = 1 + static_cast<i64>(rng() % 6);
+        a.stride = 2048;
+        a.row_bytes = 128 + static_cast<i64>(rng() % 3) * 64;
+      }
+      a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+      pool.push_back(a);
+    }
+    double now = 0;
+    for (int step = 0; step < 20000; ++step) {
+      RangeAccess a = pool[rng() % pool.size()];
+      const unsigned k = static_cast<unsigned>(rng() % 10);
+      a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+      now += static_cast<double>(rng() % 60);
+      const int part = static_cast<int>(rng() % 2);
+      const auto x = fast.access(a, now, part), y = slow.access(a, now, part);
+      BOOST_REQUIRE_EQUAL(x.merged, y.merged);
+      BOOST_REQUIRE_EQUAL(x.sectors, y.sectors);
+      BOOST_REQUIRE_EQUAL(x.fetch_sectors, y.fetch_sectors);
+      BOOST_REQUIRE_EQUAL(x.writeback_sectors, y.writeback_sectors);
+      BOOST_REQUIRE_EQUAL(x.far, y.far);
+      BOOST_REQUIRE_EQUAL(x.pending_ready, y.pending_ready);
+      const double fill = now + 300 + static_cast<double>(rng() % 500);
+      fast.complete(fill, fill);
+      slow.complete(fill, fill);
+    }
+    const auto f = fast.counters().total(), s = slow.counters().total();
+    BOOST_TEST(f.hit_sectors == s.hit_sectors);
+    BOOST_TEST(f.lookup_hit_sectors == s.lookup_hit_sectors);
+    BOOST_TEST(fast.dirty_sectors() == slow.dirty_sectors());
+    BOOST_TEST(fast.resident_sectors() == slow.resident_sectors());
+    BOOST_TEST(fast.counters().fast_path_requests > 1000);  // the fast path was exercised
+    BOOST_TEST(slow.counters().fast_path_requests == 0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_policy_and_bad_geometry_are_input_errors) {
+  BOOST_CHECK_THROW(L2Cache(small_l2(), options("plru")), InputError);
+  BOOST_CHECK_THROW(L2Cache(L2Geometry{100000, 128, 32, 16, 1}, options()), InputError);
+  BOOST_CHECK_THROW(L2Cache(L2Geometry{65536, 96, 32, 16, 1}, options()), InputError);
+  BOOST_CHECK_THROW(L2Cache(L2Geometry{65536, 128, 32, 16, 1}, options("lru", -1)), InputError);
+}
+
+// ---------------------------------------------------------------------------
+// Timing.
+
+BOOST_AUTO_TEST_CASE(far_partition_hits_cost_the_far_latency) {
+  const auto p = test_profile();
+  memory::MemorySystem mem(p, options());
+  const auto line = range(AccessKind::Read, kBase, 128);
+  const int home = mem.l2().partition_of(kBase);
+  mem.load(line, 0, home);  // miss: brings the line in
+  const double near = mem.load(line, 10000, home) - 10000;
+  const double far = mem.load(line, 20000, 1 - home) - 20000;
+  const double transfer = 128.0 / 1024.0;
+  BOOST_TEST(near == p.l2_near_latency_cycles + transfer);
+  BOOST_TEST(far == p.l2_far_latency_cycles + transfer);
+}
+
+BOOST_AUTO_TEST_CASE(miss_waits_for_dram_and_concurrent_fills_share_its_bandwidth) {
+  const auto p = test_profile();
+  memory::MemorySystem mem(p, options());
+  const i64 tile = 64 * 1024;  // 1024 cycles at 64 B/cycle
+  const double a = mem.load(range(AccessKind::Read, kBase, tile), 0, 0);
+  const double b = mem.load(range(AccessKind::Read, kBase + (1 << 20), tile), 0, 0);
+  BOOST_TEST(a == 1024 + p.dram_latency_cycles);
+  BOOST_TEST(b == 2048 + p.dram_latency_cycles);  // queued behind the first
+  BOOST_TEST(mem.dram().counters().read_bytes == 2 * tile);
+}
+
+BOOST_AUTO_TEST_CASE(a_hit_on_a_line_still_being_filled_waits_for_the_fill) {
+  const auto p = test_profile();
+  memory::MemorySystem mem(p, options());
+  const auto tile = range(AccessKind::Read, kBase, 4096);
+  const double first = mem.load(tile, 0, 0);
+  const double second = mem.load(tile, 100, 0);  // not merged (window 0), lines present but in flight
+  BOOST_TEST(second >= first);
+  BOOST_TEST(mem.l2().counters().kind[0].hit_sectors == 128);
+}
+
+BOOST_AUTO_TEST_CASE(write_backs_use_dram_bandwidth_but_nobody_waits_for_them) {
+  auto p = test_profile();
+  p.l2_bytes = 64 * 1024;
+  memory::MemorySystem mem(p, options());
+  for (int i = 0; i < 64; ++i) mem.store(range(AccessKind::Write, kBase + static_cast<u64>(i) * 1024, 1024), 0, 0);
+  BOOST_TEST(mem.dram().counters().write_bytes == 0);  // all still in L2
+  const double done = mem.store(range(AccessKind::Write, kBase + (1 << 20), 64 * 1024), 0, 0);
+  BOOST_TEST(mem.dram().counters().write_bytes == 64 * 1024);  // evicted every earlier line
+  BOOST_TEST(done < 1024);  // the store itself did not wait for the write-backs
+  const double read = mem.load(range(AccessKind::Read, kBase + (2 << 20), 128), 0, 0);
+  BOOST_TEST(read >= 1024 + p.dram_latency_cycles);  // but a later fill queues behind them
+}

@@ -1,0 +1,210 @@
+// The trace file format: what is written is what is read, replaying a file
+// gives the same result as simulating the trace directly, hand-written files
+// run, and malformed files are rejected with the file and line.
+#define BOOST_TEST_MODULE trace_file
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "sim/common/error.h"
+#include "sim/engine/engine.h"
+#include "sim/trace/trace_file.h"
+
+using namespace iosim;
+using trace::RangeStep;
+using workload::Pass;
+
+namespace {
+
+profile::HardwareProfile a100() { return profile::find_profile("a100-sxm4-40gb", profile::default_profile_dir()); }
+
+trace::AlgorithmTrace build(trace::Algorithm a, Pass pass, i64 batch, i64 heads, i64 kv_heads, i64 n, i64 d,
+                            bool causal, workload::DType dtype = workload::DType::fp16) {
+  workload::Problem prob;
+  prob.batch = batch;
+  prob.heads = heads;
+  prob.kv_heads = kv_heads;
+  prob.seq_q = prob.seq_k = n;
+  prob.head_dim = d;
+  prob.causal = causal;
+  prob.dtype = dtype;
+  trace::TraceOptions o;
+  o.algorithm = a;
+  o.pass = pass;
+  o.sram_limit_bytes = a100().smem_per_block_bytes;
+  return trace::build_trace(prob, o);
+}
+
+std::string to_text(const trace::AlgorithmTrace& run) {
+  std::ostringstream out;
+  trace::write_trace_file(out, run);
+  return out.str();
+}
+
+trace::TraceFileReader reader_of(const std::string& text) {
+  return trace::TraceFileReader(std::make_unique<std::istringstream>(text), "mem.trace");
+}
+
+void check_same(const engine::SimulationResult& x, const engine::SimulationResult& y) {
+  BOOST_REQUIRE_EQUAL(x.kernels.size(), y.kernels.size());
+  for (size_t i = 0; i < x.kernels.size(); ++i) {
+    const auto& a = x.kernels[i];
+    const auto& b = y.kernels[i];
+    BOOST_TEST(a.name == b.name);
+    BOOST_TEST((a.pass == b.pass));
+    BOOST_TEST(a.occupancy.ctas_per_sm == b.occupancy.ctas_per_sm);
+    BOOST_TEST(a.occupancy.waves == b.occupancy.waves);
+    BOOST_TEST(a.request_read_bytes() == b.request_read_bytes());
+    BOOST_TEST(a.request_write_bytes() == b.request_write_bytes());
+    BOOST_TEST(a.request_reduce_bytes() == b.request_reduce_bytes());
+    BOOST_TEST(a.l2.total().hit_sectors == b.l2.total().hit_sectors);
+    BOOST_TEST(a.l2.total().miss_sectors == b.l2.total().miss_sectors);
+    BOOST_TEST(a.l2.total().lookup_sectors == b.l2.total().lookup_sectors);
+    BOOST_TEST(a.dram_read_bytes == b.dram_read_bytes);
+    BOOST_TEST(a.dram_write_bytes == b.dram_write_bytes);
+    BOOST_TEST(a.dirty_left_bytes == b.dirty_left_bytes);
+    BOOST_TEST(a.compute.tensor_flops == b.compute.tensor_flops);
+    BOOST_TEST(a.compute.sfu_ops == b.compute.sfu_ops);
+    BOOST_TEST(a.cycles == b.cycles);
+    BOOST_TEST(a.bound == b.bound);
+  }
+  BOOST_TEST(x.total.seconds == y.total.seconds);
+  BOOST_TEST(x.tensor_names == y.tensor_names);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(replaying_a_written_trace_equals_simulating_it_directly) {
+  const auto p = a100();
+  using A = trace::Algorithm;
+  const trace::AlgorithmTrace runs[] = {build(A::fa2, Pass::fwdbwd, 2, 4, 2, 512, 64, true),
+                                        build(A::fa1, Pass::fwdbwd, 1, 3, 3, 384, 64, false),
+                                        build(A::standard, Pass::fwdbwd, 1, 2, 2, 256, 64, true, workload::DType::bf16)};
+  for (const auto& run : runs) {
+    const auto direct = engine::simulate(run, p, {});
+    auto reader = reader_of(to_text(run));
+    check_same(engine::simulate(reader, p, {}), direct);
+  }
+  // The same through a file on disk.
+  const std::string path = "test_trace_file.trace";
+  trace::write_trace_file(path, runs[0]);
+  check_same(engine::replay_trace_file(path, p, {}), engine::simulate(runs[0], p, {}));
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(written_file_holds_every_access_of_every_cta_in_order) {
+  const auto run = build(trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 1, 300, 64, true);
+  trace::AlgorithmKernelSource direct(run);
+  auto reader = reader_of(to_text(run));
+  BOOST_TEST((reader.dtype() == workload::DType::fp16));
+  i64 accesses = 0;
+  while (const trace::RangeKernel* a = direct.next_kernel()) {
+    const trace::RangeKernel* b = reader.next_kernel();
+    BOOST_REQUIRE(b != nullptr);
+    BOOST_TEST(a->name() == b->name());
+    BOOST_TEST(a->grid().count() == b->grid().count());
+    BOOST_TEST(a->resources().smem_bytes == b->resources().smem_bytes);
+    BOOST_TEST(a->resources().threads == b->resources().threads);
+    BOOST_TEST(a->pipeline_stages() == b->pipeline_stages());
+    const auto g = a->grid();
+    for (i64 z = 0; z < g.z; ++z)
+      for (i64 y = 0; y < g.y; ++y)
+        for (i64 x = 0; x < g.x; ++x) {
+          auto ca = a->open_cta(x, y, z);
+          auto cb = b->open_cta(x, y, z);
+          RangeStep sa, sb;
+          while (ca->next(sa)) {
+            BOOST_REQUIRE(cb->next(sb));
+            BOOST_REQUIRE(sa.loads == sb.loads);
+            BOOST_REQUIRE(sa.stores == sb.stores);
+            BOOST_REQUIRE_EQUAL(sa.compute.tensor_flops, sb.compute.tensor_flops);
+            BOOST_REQUIRE_EQUAL(sa.compute.fp32_ops, sb.compute.fp32_ops);
+            BOOST_REQUIRE_EQUAL(sa.compute.sfu_ops, sb.compute.sfu_ops);
+            accesses += static_cast<i64>(sa.loads.size() + sa.stores.size());
+          }
+          BOOST_TEST(!cb->next(sb));
+        }
+  }
+  BOOST_TEST(reader.next_kernel() == nullptr);
+  BOOST_TEST(accesses > 0);
+  // Compact: an access takes one short line.
+  BOOST_TEST(static_cast<double>(to_text(run).size()) / static_cast<double>(accesses) < 40.0);
+}
+
+BOOST_AUTO_TEST_CASE(hand_written_trace_of_a_users_own_kernel_runs) {
+  // Two CTAs read the same 64 KiB (the second one's lines are L2 hits), then
+  // reduce into a 4 KiB accumulator; a second kernel copies it out.
+  const std::string text =
+      "iosim-trace 1\n"
+      "# a user's own algorithm\n"
+      "dtype bf16\n"
+      "tensor 0 X\n"
+      "tensor 5 acc\n"
+      "kernel mine pass=fwd grid=2,1,1 threads=256 smem=65536 regs=64 stages=2\n"
+      "cta 0 0 0\n"
+      "s 1000000 2000 300\n"
+      "r 0 40000000 65536\n"
+      "a 5 80000000 128 32 128\n"
+      "cta 1 0 0\n"
+      "s 1000000 2000 300\n"
+      "r 0 40000000 65536\n"
+      "a 5 80000000 128 32 128\n"
+      "end\n"
+      "kernel out pass=bwd grid=1,1,1 threads=128 smem=4096 regs=32 stages=1\n"
+      "cta 0 0 0\n"
+      "s 0 1024 0\n"
+      "r 5 80000000 4096\n"
+      "w 0 90000000 2048 2 4096\n"
+      "end\n";
+  auto reader = reader_of(text);
+  BOOST_TEST((reader.dtype() == workload::DType::bf16));
+  const auto r = engine::simulate(reader, a100(), {});
+  BOOST_REQUIRE_EQUAL(r.kernels.size(), 2u);
+  const auto& k = r.kernels[0];
+  BOOST_TEST(k.request_read_bytes() == 2 * 65536);
+  BOOST_TEST(k.request_reduce_bytes() == 2 * 4096);
+  BOOST_TEST(k.dram_read_bytes == 65536 + 4096);  // X once; the accumulator's first reduction fetches it
+  BOOST_TEST(k.compute.tensor_flops == 2000000);
+  BOOST_TEST((r.kernels[1].pass == Pass::bwd));
+  BOOST_TEST(r.kernels[1].request_write_bytes() == 4096);
+  BOOST_TEST(r.kernels[1].dram_read_bytes == 0);  // the accumulator is still in L2
+  BOOST_TEST(r.tensor_names.at(5) == "acc");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_trace_files_are_rejected_with_file_and_line) {
+  const std::string head = "iosim-trace 1\n";
+  const std::string kernel = "kernel k pass=fwd grid=2,1,1 threads=128 smem=0 regs=32 stages=1\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "empty trace file"},
+      {"iosim-trace 2\n", "not an iosim trace"},
+      {head + "dtype fp8\n", "unknown dtype"},
+      {head + "tensor 300 X\n" + kernel, "tensor <id 0..255>"},
+      {head + "kernel k pass=fwd grid=2,1 threads=128 smem=0 regs=32 stages=1\n", "grid: expected three"},
+      {head + "kernel k pass=sideways grid=2,1,1 threads=128 smem=0 regs=32 stages=1\n", "pass: expected fwd or bwd"},
+      {head + "kernel k pass=fwd grid=2,1,1 threads=128 smem=0 regs=32 colour=1\n", "unknown kernel field"},
+      {head + kernel + "cta 1 0 0\n", "expected 'cta 0 0 0'"},
+      {head + kernel + "s 1 2 3\n", "before the kernel's first 'cta'"},
+      {head + kernel + "cta 0 0 0\nr 0 100 64\n", "must follow an 's' line"},
+      {head + kernel + "cta 0 0 0\ns 1 2\n", "expected 's <tensor_flops>"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 zz 64\n", "expected 'r <tensor 0..255>"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nw 0 100 64 0 64\n", "rows must be a positive"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nq 0 100 64\n", "unknown record 'q'"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nend\n", "lists 1 CTAs; its grid has 2"},
+      {head + kernel + "cta 0 0 0\ncta 1 0 0\n", "missing 'end'"},
+  };
+  for (const auto& [text, expected] : cases) {
+    std::string message;
+    try {
+      auto reader = reader_of(text);
+      while (reader.next_kernel() != nullptr) {
+      }
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    BOOST_TEST(message.find(expected) != std::string::npos, "'" << message << "' should say '" << expected << "'");
+    BOOST_TEST(message.rfind("mem.trace:", 0) == 0u, message);
+  }
+  BOOST_CHECK_THROW(trace::TraceFileReader("/nonexistent/x.trace"), InputError);
+}
