@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -86,5 +87,21 @@ void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaS
 
 // "d=64 Br=128 Bc=128 fp16, ..." for error messages and --help.
 std::vector<std::string> compiled_menu(const std::string& algorithm);
+
+// --- Added for the launchers and the harness (kernels/common/attention_api.cpp).
+// Each algorithm's own menu, defined beside its kernels (kernels/<algo>/);
+// compiled_menu("fa2") returns fa2_compiled_menu(), and so on.
+std::vector<std::string> fa2_compiled_menu();
+std::vector<std::string> fa1_compiled_menu();
+std::vector<std::string> standard_compiled_menu();
+
+// Checks shared by every launcher, throwing iosim::InputError naming the
+// field and the valid values: the problem itself (Problem::validate), dtype
+// fp16 or bf16, head_dim a multiple of 8 (16-byte rows), block sizes >= 1.
+void validate_config(const AttentionConfig& c, const std::string& algorithm);
+
+// One menu entry, formatted the same way by every algorithm:
+// "d=64 Br=128 Bc=128 fp16".
+std::string menu_entry(i64 head_dim, i64 block_m, i64 block_n, workload::DType dtype);
 
 }  // namespace iosim::kernels

@@ -47,6 +47,15 @@ struct Fa2ForwardSchedule {
   };
   IOSIM_HD Dim3 grid() const { return {tiles.m_blocks(), shape.heads, shape.batch}; }
   IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
+  // A warp owns 16 query rows, or 32 (two MMA fragments, halving K/V fragment
+  // loads) when the S and O accumulators fit in registers; the CUDA kernel's
+  // traits (kernels/fa2/fa2_traits.cuh) take their warp count from here.
+  IOSIM_HD static constexpr i64 rows_per_warp(i64 d, i64 bm, i64 bn) {
+    return (bm > 128 || (bm >= 32 && bn + d <= 192)) ? 32 : 16;
+  }
+  IOSIM_HD i64 warps() const {
+    return max_i64(1, tiles.block_m / rows_per_warp(head_dim, tiles.block_m, tiles.block_n));
+  }
   // Shared memory: Q_i, K_j, V_j tiles (S/P and the O accumulator live in registers).
   IOSIM_HD i64 sram_bytes() const {
     return (tiles.block_m + 2 * tiles.block_n) * head_dim * bytes.data;
@@ -71,8 +80,16 @@ struct Fa2BackwardSchedule {
   IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
   IOSIM_HD i64 first_head(const Cta& c) const { return c.kv_head * shape.group(); }
   // Shared memory: K_j, V_j, Q_i, dO_i tiles, and P_ij, dS_ij in the data type.
-  IOSIM_HD i64 sram_bytes() const {
-    return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim +
+  // Q_i and dO_i are double-buffered (the next query block loads while this
+  // one computes) when that fits in 160 KB, which A100 (163 KB) and H100
+  // (227 KB) allow; otherwise single-buffered. The CUDA kernel
+  // (kernels/fa2/fa2_traits.cuh, BwdTraits) allocates exactly this.
+  IOSIM_HD i64 q_stages() const {
+    return bytes_with_q_stages(2) <= 160 * 1024 ? 2 : 1;
+  }
+  IOSIM_HD i64 sram_bytes() const { return bytes_with_q_stages(q_stages()); }
+  IOSIM_HD i64 bytes_with_q_stages(i64 stages) const {
+    return (2 * tiles.block_n * head_dim + 2 * stages * tiles.block_m * head_dim +
             2 * tiles.block_m * tiles.block_n) *
            bytes.data;
   }

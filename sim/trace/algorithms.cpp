@@ -69,7 +69,7 @@ class Fa2Forward final : public KernelTrace {
   std::string name() const override { return "fa2_fwd"; }
   Dim3 grid() const override { return s_.grid(); }
   CtaResources resources() const override {
-    return family_resources(KernelFamily::fa2_fwd, s_.sram_bytes());
+    return family_resources(KernelFamily::fa2_fwd, s_.sram_bytes(), s_.warps());
   }
   Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
     const auto cta = s_.cta(x, y, z);

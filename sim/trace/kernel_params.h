@@ -16,8 +16,8 @@ struct FamilyShape {
 
 constexpr FamilyShape family_shape(KernelFamily f) {
   switch (f) {
-    case KernelFamily::fa2_fwd: return {4, 255};  // FA2 forward: 4 warps
-    case KernelFamily::fa2_bwd: return {8, 255};  // FA2 backward: 8 warps
+    case KernelFamily::fa2_fwd: return {4, 255};  // warps from Fa2ForwardSchedule::warps(); 255 regs (ptxas)
+    case KernelFamily::fa2_bwd: return {8, 255};  // 8 warps, 255 regs (ptxas, kernels/README.md)
     case KernelFamily::fa1_fwd: return {4, 255};
     case KernelFamily::fa1_bwd: return {8, 255};
     case KernelFamily::gemm: return {4, 128};
@@ -27,9 +27,9 @@ constexpr FamilyShape family_shape(KernelFamily f) {
   return {4, 128};
 }
 
-inline CtaResources family_resources(KernelFamily f, i64 smem_bytes) {
+inline CtaResources family_resources(KernelFamily f, i64 smem_bytes, i64 warps = 0) {
   const FamilyShape s = family_shape(f);
-  return {s.warps * 32, smem_bytes, s.regs_per_thread};
+  return {(warps > 0 ? warps : s.warps) * 32, smem_bytes, s.regs_per_thread};
 }
 
 }  // namespace iosim::trace

@@ -1,0 +1,75 @@
+// Internal to kernels/fa1: FlashAttention (v1), Algorithm 1 forward and
+// Algorithm 4 backward of Dao et al. 2022, with the paper's loop order (outer
+// loop over key blocks, inner over query blocks; O_i, l_i, m_i or dQ_i read and
+// written in global memory in every inner step). fa1_forward, fa1_backward and
+// fa1_compiled_menu are declared in kernels/common/attention_api.h.
+//
+// Statistics: m = row max of the scaled, masked logits, l = sum of
+// exp(logit - m); a row that sees no key keeps l = 0, m = -inf and O = 0.
+// The backward pass reads l and m (not L = m + log l) and uses dq_accum
+// (fp32, [batch][heads][seq_q][head_dim]) as its dQ accumulator.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/common/attention_api.h"
+#include "kernels/standard/launch_util.h"
+
+// (B_r, B_c) pairs; each is compiled for head dims 64 and 128, fp16 and bf16,
+// forward and backward, except where the kernel's shared memory would exceed
+// kFa1MaxSmemBytes (full menu: backward d=128 with Br=128, Bc >= 64).
+// CI compiles one pair; the GPU machine's -DIOSIM_KERNEL_MENU=full the rest.
+#ifdef IOSIM_KERNEL_MENU_FULL
+#define IOSIM_FA1_BLOCKS(X) \
+  X(32, 32) X(32, 64) X(32, 128) X(64, 32) X(64, 64) X(64, 128) X(128, 32) X(128, 64) X(128, 128)
+#else
+#define IOSIM_FA1_BLOCKS(X) X(64, 64)
+#endif
+#define IOSIM_FA1_HEAD_DIMS(X) X(64) X(128)
+
+namespace iosim::kernels::detail {
+
+// Shared memory of the kernels (Fa1FwdTraits / Fa1BwdTraits, which
+// static_assert that they agree): the schedule's tiles with 16-byte row padding.
+constexpr long long fa1_forward_smem_bytes(int d, int br, int bc) {
+  return (2LL * bc + 2LL * br) * (d + 8) * 2 + 2LL * br * 4;
+}
+constexpr long long fa1_backward_smem_bytes(int d, int br, int bc) {
+  return (2LL * bc + 3LL * br) * (d + 8) * 2 + 2LL * br * (bc + 8) * 2 + 1LL * br * (d + 4) * 4 + 3LL * br * 4;
+}
+// The largest opt-in shared memory per block of the GPUs built for (sm_90);
+// combinations above it are not compiled at all.
+constexpr long long kFa1MaxSmemBytes = 232448;
+constexpr bool fa1_fits(bool backward, int d, int br, int bc) {
+  return (backward ? fa1_backward_smem_bytes(d, br, bc) : fa1_forward_smem_bytes(d, br, bc)) <= kFa1MaxSmemBytes;
+}
+
+// "fwd d=64 Br=64 Bc=64 fp16", "bwd ...": one entry per compiled kernel.
+inline std::vector<std::string> fa1_menu() {
+  std::vector<std::string> out;
+  const std::vector<std::pair<int, int>> blocks = {
+#define IOSIM_FA1_PAIR(BR, BC) {BR, BC},
+      IOSIM_FA1_BLOCKS(IOSIM_FA1_PAIR)
+#undef IOSIM_FA1_PAIR
+  };
+  const std::vector<int> dims = {
+#define IOSIM_FA1_DIM(D) D,
+      IOSIM_FA1_HEAD_DIMS(IOSIM_FA1_DIM)
+#undef IOSIM_FA1_DIM
+  };
+  for (const bool backward : {false, true})
+    for (const int d : dims)
+      for (const auto& [br, bc] : blocks)
+        if (fa1_fits(backward, d, br, bc))
+          for (const auto dt : {workload::DType::fp16, workload::DType::bf16})
+            out.push_back(std::string(backward ? "bwd " : "fwd ") + menu_entry(d, br, bc, dt));
+  return out;
+}
+
+[[noreturn]] inline void throw_fa1_not_compiled(const AttentionConfig& c, const std::string& algo) {
+  throw NotCompiled(algo + ": " + menu_entry(c.problem.head_dim, c.block_m, c.block_n, c.problem.dtype) +
+                    " is not compiled; compiled: " + join(fa1_menu()));
+}
+
+}  // namespace iosim::kernels::detail

@@ -1,0 +1,10 @@
+// Explicit instantiations: FlashAttention-2 fwd, bf16, head_dim 64 (menu in fa2_menu.h).
+#include "kernels/fa2/fa2_forward.cuh"
+#include "kernels/fa2/fa2_launch.h"
+#include "kernels/fa2/fa2_menu.h"
+
+namespace iosim::kernels::fa2 {
+#define IOSIM_FA2_INSTANTIATE(D, BM, BN) template void launch_forward<__nv_bfloat16, D, BM, BN>(const ForwardParams&, cudaStream_t);
+IOSIM_FA2_FWD_MENU_D64(IOSIM_FA2_INSTANTIATE)
+#undef IOSIM_FA2_INSTANTIATE
+}  // namespace iosim::kernels::fa2

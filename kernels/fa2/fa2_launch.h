@@ -1,0 +1,17 @@
+// Declarations of the per-instantiation launchers; each is explicitly
+// instantiated in one fa2_{fwd,bwd}_{fp16,bf16}_d{64,128}.cu file from the
+// menu in fa2_menu.h, so the dispatcher (fa2_api.cu) compiles no kernel code.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "kernels/fa2/fa2_params.h"
+
+namespace iosim::kernels::fa2 {
+
+template <class Elem, int D, int BM, int BN>
+void launch_forward(const ForwardParams& p, cudaStream_t stream);
+
+template <class Elem, int D, int BM, int BN>
+void launch_backward(const BackwardParams& p, const RowParams& rows, cudaStream_t stream);
+
+}  // namespace iosim::kernels::fa2

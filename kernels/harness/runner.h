@@ -1,0 +1,82 @@
+// Runs the CUDA attention kernels on generated inputs: `check` compares one
+// configuration with the double-precision reference (sim/numerics/reference.h),
+// `bench` times it with CUDA events. Used by the iosim-kernels CLI and by the
+// GPU tests (tests/gpu/), so both exercise the same buffers and launch path.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/common/hd.h"
+#include "sim/numerics/reference.h"
+#include "sim/trace/algorithms.h"
+#include "sim/workload/problem.h"
+
+namespace iosim::harness {
+
+// The kernels the harness can run: "standard", "fa1", "fa2".
+const std::vector<std::string>& kernel_algorithms();
+
+struct RunSpec {
+  workload::Problem problem;
+  std::string algorithm = "fa2";
+  i64 block_m = 0;  // 0: default_blocks()
+  i64 block_n = 0;
+  trace::GemmTiles gemm;  // standard attention's GEMM tiles
+  // An explicit block mask on the (block_m x block_n) grid; when absent,
+  // problem.sparsity is materialised on that grid (dense by default).
+  std::optional<workload::BlockMask> mask;
+  std::uint64_t data_seed = 1;
+  // Inputs are uniform in [-1, 1]; Q is multiplied by q_scale (large logits).
+  double q_scale = 1.0;
+};
+
+struct Blocks {
+  i64 m = 0, n = 0;
+};
+// fa2: forward d64 128x128 and d128 256x64, backward d64 128x128 and d128
+// 64x128 (FlashAttention-2's choices except forward d128, where 256x64 is
+// faster with our kernel); 64x64 for fa1; the GEMM tile for standard (its
+// block mask is defined on the GEMM tile grid).
+Blocks default_blocks(const RunSpec& s, workload::Pass pass);
+// The tiling of the forward run that feeds a backward pass: the backward's own
+// (pass_blocks) when masked or when blocks were given, else the forward default.
+Blocks forward_blocks(const RunSpec& s, workload::Pass pass, Blocks pass_blocks, bool masked);
+
+struct TensorError {
+  std::string tensor;  // "O", "L", "dQ", "dK", "dV"
+  numerics::ErrorNorms norms;
+};
+struct CheckResult {
+  Blocks blocks;
+  std::vector<TensorError> errors;
+  double max_relative() const;
+};
+// Forward: O (and L where the algorithm produces it) against the reference.
+// Backward: runs the algorithm's own forward, then dQ, dK, dV. Outputs are
+// poisoned with NaN bytes before each launch, so an unwritten element shows
+// up as an infinite error.
+CheckResult check(const RunSpec& s, workload::Pass pass);
+
+struct BenchOptions {
+  int warmup = 5;
+  int iters = 30;
+  double l2_multiple = 4.0;  // rotate input sets until they exceed this many L2s
+  int max_sets = 64;
+};
+struct BenchResult {
+  Blocks blocks;
+  std::string device;
+  int sets = 0;
+  i64 set_bytes = 0;
+  std::vector<double> ms;  // one per timed run
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double flops = 0;  // counted FLOPs (see attention_flops)
+  double tflops = 0; // flops / median
+};
+// 4 B H Nq Nk d forward (halved when causal), 2.5x that for backward.
+double attention_flops(const workload::Problem& p, workload::Pass pass);
+BenchResult bench(const RunSpec& s, workload::Pass pass, const BenchOptions& o);
+
+}  // namespace iosim::harness

@@ -1,0 +1,304 @@
+// Standard attention, forward and backward, as eager PyTorch runs it: each
+// product is its own GEMM launch (standard_gemm.cu) with S, P, dP, dS in
+// global memory in the data type, and a row-softmax kernel between them.
+// Every launch takes its grid and shared memory from the schedules the
+// simulator's trace walks (GemmSchedule, RowSoftmaxSchedule).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/common/attention_api.h"
+#include "kernels/common/cuda_check.h"
+#include "kernels/standard/launch_util.h"
+#include "kernels/standard/standard.h"
+#include "kernels/standard/standard_gemm.h"
+#include "kernels/standard/tile_mma.cuh"
+
+namespace iosim::kernels {
+namespace {
+
+using detail::DTypeOps;
+using detail::GemmLaunch;
+using detail::GemmOperand;
+using detail::GemmOutput;
+using u16 = std::uint16_t;
+
+constexpr int kSoftmaxThreads = 128;
+
+// ---------------------------------------------------------------------------
+// Row softmax kernels: a CTA per (query row, head, batch).
+
+struct SoftmaxParams {
+  schedule::RowSoftmaxSchedule s;
+  schedule::AttentionTiles tiles;  // causal rule and block mask
+  const void* in0;                 // forward: S; backward: P
+  const void* in1;                 // backward: dP
+  void* out;                       // forward: P; backward: dS
+  float scale;
+};
+
+template <class Op>
+__device__ float block_reduce(float v, Op op, float* scratch) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float r = scratch[0];
+  for (int w = 1; w < kSoftmaxThreads / 32; ++w) r = op(r, scratch[w]);
+  __syncthreads();  // scratch is reused by the next reduction
+  return r;
+}
+
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Offset of row (b, h, r) in a [batch][heads][seq_q][seq_k] matrix.
+__device__ __forceinline__ i64 row_offset(const schedule::RowSoftmaxSchedule& s) {
+  return ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + blockIdx.x) * s.seq_k;
+}
+
+// Whether row r may attend to key column c (causal rule, then the block mask).
+__device__ __forceinline__ bool visible(const schedule::AttentionTiles& t, i64 r, i64 c, i64 key_end) {
+  return c < key_end && t.mask_allows(r / t.block_m, c / t.block_n);
+}
+
+// P = softmax(scale * S) over the visible columns; 0 elsewhere and on rows with none.
+template <class T>
+__global__ void __launch_bounds__(kSoftmaxThreads) softmax_forward_kernel(const SoftmaxParams p) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* sRow = reinterpret_cast<float*>(smem_raw);
+  __shared__ float scratch[kSoftmaxThreads / 32];
+  const i64 r = blockIdx.x, n = p.s.seq_k, key_end = p.tiles.key_end_for_row(r);
+  const u16* gS = static_cast<const u16*>(p.in0) + row_offset(p.s);
+  u16* gP = static_cast<u16*>(p.out) + row_offset(p.s);
+  const float kNegInf = -INFINITY;
+  auto logit = [&](i64 c) {
+    return visible(p.tiles, r, c, key_end) ? p.scale * DTypeOps<T>::to_float(gS[c]) : kNegInf;
+  };
+
+  if (p.s.row_fits_on_chip()) {  // one read of the row, staged in shared memory
+    float mx = kNegInf;
+    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+      sRow[c] = logit(c);
+      mx = fmaxf(mx, sRow[c]);
+    }
+    mx = block_reduce(mx, MaxOp{}, scratch);
+    float sum = 0.f;
+    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+      const float e = mx == kNegInf ? 0.f : expf(sRow[c] - mx);
+      sRow[c] = e;
+      sum += e;
+    }
+    sum = block_reduce(sum, SumOp{}, scratch);
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) gP[c] = DTypeOps<T>::from_float(sRow[c] * inv);
+    return;
+  }
+  // Statistics pass (online max and sum per thread, then combined), then output pass.
+  float mx = kNegInf, sum = 0.f;
+  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    const float x = logit(c);
+    if (x == kNegInf) continue;
+    if (x > mx) {
+      sum = sum * expf(mx - x) + 1.f;  // exp(-inf) = 0 on the first visible column
+      mx = x;
+    } else {
+      sum += expf(x - mx);
+    }
+  }
+  const float row_max = block_reduce(mx, MaxOp{}, scratch);
+  const float row_sum = block_reduce(mx == kNegInf ? 0.f : sum * expf(mx - row_max), SumOp{}, scratch);
+  const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
+  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    const float x = logit(c);
+    gP[c] = DTypeOps<T>::from_float(x == kNegInf ? 0.f : expf(x - row_max) * inv);
+  }
+}
+
+// dS = scale * P o (dP - rowsum(dP o P)).
+template <class T>
+__global__ void __launch_bounds__(kSoftmaxThreads) softmax_backward_kernel(const SoftmaxParams p) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ float scratch[kSoftmaxThreads / 32];
+  const i64 n = p.s.seq_k;
+  const u16* gP = static_cast<const u16*>(p.in0) + row_offset(p.s);
+  const u16* gdP = static_cast<const u16*>(p.in1) + row_offset(p.s);
+  u16* gdS = static_cast<u16*>(p.out) + row_offset(p.s);
+  const bool on_chip = p.s.row_fits_on_chip();
+  float* sP = reinterpret_cast<float*>(smem_raw);
+  float* sdP = sP + n;
+
+  float dot = 0.f;
+  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    const float pv = DTypeOps<T>::to_float(gP[c]), dpv = DTypeOps<T>::to_float(gdP[c]);
+    if (on_chip) {
+      sP[c] = pv;
+      sdP[c] = dpv;
+    }
+    dot += pv * dpv;
+  }
+  dot = block_reduce(dot, SumOp{}, scratch);
+  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    const float pv = on_chip ? sP[c] : DTypeOps<T>::to_float(gP[c]);
+    const float dpv = on_chip ? sdP[c] : DTypeOps<T>::to_float(gdP[c]);
+    gdS[c] = DTypeOps<T>::from_float(p.scale * pv * (dpv - dot));
+  }
+}
+
+template <class T>
+void run_softmax(const SoftmaxParams& p, bool backward, cudaStream_t stream) {
+  const long long smem = p.s.sram_bytes();
+  auto kernel = backward ? softmax_backward_kernel<T> : softmax_forward_kernel<T>;
+  constexpr auto dtype = std::is_same_v<T, __half> ? workload::DType::fp16 : workload::DType::bf16;
+  detail::prepare_launch(kernel, smem, p.s.grid(), dtype, backward ? "standard softmax backward" : "standard softmax");
+  kernel<<<detail::to_dim3(p.s.grid()), kSoftmaxThreads, smem, stream>>>(p);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward, cudaStream_t stream) {
+  if (p.s.seq_q <= 0 || p.s.seq_k <= 0) return;
+  if (dtype == workload::DType::fp16)
+    run_softmax<__half>(p, backward, stream);
+  else
+    run_softmax<__nv_bfloat16>(p, backward, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Operand descriptions.
+
+// A [batch][heads][seq][dim] tensor read by rows (k contiguous) or by columns.
+GemmOperand head_operand(const void* ptr, const Strides& st, bool k_contiguous, i64 mul = 1, i64 div = 1) {
+  return {ptr, st.batch, st.head, st.row, mul, div, k_contiguous};
+}
+GemmOutput head_output(void* ptr, const Strides& st) { return {ptr, st.batch, st.head, st.row}; }
+
+// S, P, dP, dS: [batch][heads][seq_q][seq_k], contiguous.
+Strides score_strides(const workload::Problem& p) {
+  return {p.heads * p.seq_q * p.seq_k, p.seq_q * p.seq_k, p.seq_k};
+}
+
+struct StandardContext {
+  const AttentionConfig& c;
+  const workload::Problem& p;
+  schedule::HeadShape shape;
+  schedule::ElementBytes eb;
+  Strides q_side, kv_side, scores;
+  i64 group;
+
+  explicit StandardContext(const AttentionConfig& cfg)
+      : c(cfg),
+        p(cfg.problem),
+        shape(cfg.shape()),
+        eb{cfg.problem.elem_bytes()},
+        q_side(strides_for(cfg.problem, cfg.problem.heads, cfg.problem.seq_q)),
+        kv_side(strides_for(cfg.problem, cfg.problem.kv_heads, cfg.problem.seq_k)),
+        scores(score_strides(cfg.problem)),
+        group(cfg.shape().group()) {}
+
+  schedule::GemmSchedule gemm(i64 m, i64 n, i64 k, i64 batches, i64 k_groups) const {
+    const auto& t = c.gemm_tiles;
+    return {m, n, k, t.tile_m, t.tile_n, t.tile_k, batches, k_groups, eb};
+  }
+  schedule::RowSoftmaxSchedule softmax(i64 operands, i64 sram_limit) const {
+    return {p.seq_q, p.seq_k, shape, eb, sram_limit, operands};
+  }
+  void run(const schedule::GemmSchedule& s, i64 z_heads, const GemmOperand& a, const GemmOperand& b,
+           const GemmOutput& out, cudaStream_t stream) const {
+    detail::launch_gemm(GemmLaunch{s, z_heads, a, b, out, p.dtype}, stream);
+  }
+};
+
+void validate(const AttentionConfig& c, const std::string& algo) {
+  validate_config(c, algo);
+  const auto& t = c.gemm_tiles;
+  if (!detail::gemm_tiles_compiled(t.tile_m, t.tile_n, t.tile_k))
+    throw NotCompiled(algo + ": GEMM tile " + std::to_string(t.tile_m) + "x" + std::to_string(t.tile_n) + "x" +
+                      std::to_string(t.tile_k) + " is not compiled; compiled: " + detail::join(standard_compiled_menu()));
+  if (c.d_block_mask != nullptr && (c.block_m <= 0 || c.block_n <= 0))
+    throw InputError(algo + ": a block mask needs positive block_m/block_n (its block grid)");
+}
+
+i64 device_sram_limit() { return launch_limits().smem_per_block_optin; }
+
+}  // namespace
+
+std::vector<std::string> standard_compiled_menu() {
+  std::vector<std::string> out;
+  for (const auto& tile : detail::gemm_tile_menu())
+    for (const char* dt : {"fp16", "bf16"}) out.push_back("tile " + tile + " " + dt);
+  return out;
+}
+
+void standard_forward_with_limit(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream,
+                                 i64 softmax_sram_limit_bytes) {
+  const std::string algo = "standard forward";
+  validate(c, algo);
+  for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.o, "o"}, {b.s, "s"}, {b.p, "p"}})
+    detail::require_pointer(ptr, algo, name);
+  const StandardContext x(c);
+  const auto& p = x.p;
+  const i64 H = p.heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k, BH = p.batch * H;
+  // S = Q K^T: A = Q by rows, B(k = dim, n = key) = K[key][dim] (k contiguous).
+  x.run(x.gemm(Nq, Nk, d, BH, 1), H, head_operand(b.q, x.q_side, true),
+        head_operand(b.k, x.kv_side, true, 1, x.group), head_output(b.s, x.scores), stream);
+  // P = softmax(scale * masked S).
+  launch_softmax({x.softmax(1, softmax_sram_limit_bytes), c.tiles(), b.s, nullptr, b.p, c.scale()}, p.dtype, false,
+                 stream);
+  // O = P V: A = P by rows, B(k = key, n = dim) = V[key][dim] (n contiguous).
+  x.run(x.gemm(Nq, d, Nk, BH, 1), H, head_operand(b.p, x.scores, true),
+        head_operand(b.v, x.kv_side, false, 1, x.group), head_output(b.o, x.q_side), stream);
+}
+
+void standard_backward_with_limit(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream,
+                                  i64 softmax_sram_limit_bytes) {
+  const std::string algo = "standard backward";
+  validate(c, algo);
+  for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.d_o, "d_o"}, {b.p, "p"}})
+    detail::require_pointer(ptr, algo, name);
+  for (auto [ptr, name] : {std::pair{static_cast<const void*>(b.dq), "dq"}, {b.dk, "dk"}, {b.dv, "dv"},
+                           {b.dp, "dp"}, {b.ds, "ds"}})
+    detail::require_pointer(ptr, algo, name);
+  const StandardContext x(c);
+  const auto& p = x.p;
+  const i64 H = p.heads, Hkv = p.kv_heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k;
+  const i64 BH = p.batch * H, BHkv = p.batch * Hkv, G = x.group;
+  // dV[kvh] = sum_g P[h]^T dO[h], h = kvh * G + g: A(m = key, k = query) = P[query][key] (by columns).
+  x.run(x.gemm(Nk, d, Nq, BHkv, G), Hkv, head_operand(b.p, x.scores, false, G, 1),
+        head_operand(b.d_o, x.q_side, false, G, 1), head_output(b.dv, x.kv_side), stream);
+  // dP = dO V^T.
+  x.run(x.gemm(Nq, Nk, d, BH, 1), H, head_operand(b.d_o, x.q_side, true),
+        head_operand(b.v, x.kv_side, true, 1, G), head_output(b.dp, x.scores), stream);
+  // dS = scale * P o (dP - rowsum(dP o P)).
+  launch_softmax({x.softmax(2, softmax_sram_limit_bytes), c.tiles(), b.p, b.dp, b.ds, c.scale()}, p.dtype, true,
+                 stream);
+  // dQ = dS K.
+  x.run(x.gemm(Nq, d, Nk, BH, 1), H, head_operand(b.ds, x.scores, true),
+        head_operand(b.k, x.kv_side, false, 1, G), head_output(b.dq, x.q_side), stream);
+  // dK[kvh] = sum_g dS[h]^T Q[h].
+  x.run(x.gemm(Nk, d, Nq, BHkv, G), Hkv, head_operand(b.ds, x.scores, false, G, 1),
+        head_operand(b.q, x.q_side, false, G, 1), head_output(b.dk, x.kv_side), stream);
+}
+
+// Input checks come before the device query, so a bad configuration is
+// reported as such even where no device is usable.
+void standard_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream) {
+  validate(c, "standard forward");
+  standard_forward_with_limit(c, b, stream, device_sram_limit());
+}
+
+void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
+  validate(c, "standard backward");
+  standard_backward_with_limit(c, b, stream, device_sram_limit());
+}
+
+}  // namespace iosim::kernels

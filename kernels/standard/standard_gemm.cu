@@ -1,0 +1,209 @@
+// Batched tensor-core GEMM for standard attention (S = Q K^T, O = P V, and the
+// backward products). A CTA per GemmSchedule tile; 8 warps; A and B chunks of
+// tile_k double-buffered in shared memory with 16-byte cp.async where rows are
+// aligned (scalar zero-filling loads at ragged edges); mma.sync m16n8k16 with
+// fp32 accumulation; C written once in the data type.
+#include "kernels/standard/standard_gemm.h"
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/common/attention_api.h"
+#include "kernels/common/cuda_check.h"
+#include "kernels/standard/launch_util.h"
+#include "kernels/standard/tile_mma.cuh"
+
+namespace iosim::kernels::detail {
+namespace {
+
+using u16 = std::uint16_t;
+
+// The compiled tile menu (tile_m, tile_n, tile_k).
+#ifdef IOSIM_KERNEL_MENU_FULL
+#define IOSIM_GEMM_TILES(X) X(128, 128, 32) X(64, 64, 32) X(128, 64, 32) X(64, 128, 32) X(128, 128, 64)
+#else
+#define IOSIM_GEMM_TILES(X) X(128, 128, 32) X(64, 64, 32)
+#endif
+
+struct GemmParams {
+  schedule::GemmSchedule s;
+  i64 z_heads;
+  GemmOperand a, b;
+  GemmOutput c;
+  bool vec_a, vec_b, vec_c;  // 16-byte operand rows / 4-byte output pairs possible
+};
+
+template <int TM, int TN, int TK, bool A_KC, bool B_KC>
+struct GemmTraits {
+  static constexpr int kThreads = 256;
+  static constexpr int kWarpsM = TM / 16 < 4 ? TM / 16 : 4;
+  using Grid = WarpGrid<TM, TN, kWarpsM, 8 / kWarpsM>;
+  // A chunk stored as global memory orders it: [TM][TK] when k is contiguous,
+  // else [TK][TM]; each row padded by 8 elements (16 bytes) against bank conflicts.
+  static constexpr int kLdA = A_KC ? TK + 8 : TM + 8;
+  static constexpr int kAElems = (A_KC ? TM : TK) * kLdA;
+  static constexpr int kLdB = B_KC ? TK + 8 : TN + 8;
+  static constexpr int kBElems = (B_KC ? TN : TK) * kLdB;
+  static constexpr int kStageElems = kAElems + kBElems;
+  static constexpr long long kSmemBytes = 2LL * kStageElems * 2;
+};
+
+// Copies a ROWS x COLS tile (columns contiguous in global memory) into shared
+// memory, zero-filling outside [0, rows_valid) x [0, cols_valid).
+template <int ROWS, int COLS>
+__device__ __forceinline__ void load_tile_async(u16* s, int lds, const u16* g, i64 gstride, i64 rows_valid,
+                                                i64 cols_valid, bool vec_ok, int tid) {
+  constexpr int kChunks = COLS / 8;
+  for (int idx = tid; idx < ROWS * kChunks; idx += 256) {
+    const int r = idx / kChunks, c = (idx % kChunks) * 8;
+    u16* dst = s + r * lds + c;
+    if (vec_ok && r < rows_valid && c + 8 <= cols_valid) {
+      cp_async_16(dst, g + r * gstride + c, true);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        dst[e] = (r < rows_valid && c + e < cols_valid) ? __ldcg(g + r * gstride + c + e) : u16{0};
+    }
+  }
+}
+
+__device__ __forceinline__ const u16* operand_base(const GemmOperand& o, i64 b, i64 hz, i64 g) {
+  const i64 head = (hz * o.head_mul + g) / o.head_div;
+  return static_cast<const u16*>(o.ptr) + b * o.batch_stride + head * o.head_stride;
+}
+
+template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
+__global__ void __launch_bounds__(256) gemm_kernel(const GemmParams p) {
+  using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
+  using Grid = typename Tr::Grid;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  u16* smem = reinterpret_cast<u16*>(smem_raw);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+
+  const auto cta = p.s.cta(blockIdx.x, blockIdx.y, blockIdx.z);
+  const i64 bz = cta.batch / p.z_heads, hz = cta.batch % p.z_heads;
+  const i64 m0 = cta.m_tile * TM, n0 = cta.n_tile * TN;
+  const i64 rows_m = p.s.rows_in(cta.m_tile), cols_n = p.s.cols_in(cta.n_tile);
+  const i64 chunks = p.s.k_chunks(), total = p.s.k_groups * chunks;
+
+  // Issue the loads of step `it` (group g, k chunk kc) into stage buffer `stage`.
+  auto issue = [&](i64 it, int stage) {
+    const i64 g = it / chunks, kc = it % chunks, k0 = kc * TK, kd = p.s.depth_in(kc);
+    u16* sA = smem + stage * Tr::kStageElems;
+    u16* sB = sA + Tr::kAElems;
+    const u16* gA = operand_base(p.a, bz, hz, g);
+    const u16* gB = operand_base(p.b, bz, hz, g);
+    const i64 sa = p.a.outer_stride, sb = p.b.outer_stride;
+    if constexpr (A_KC)
+      load_tile_async<TM, TK>(sA, Tr::kLdA, gA + m0 * sa + k0, sa, rows_m, kd, p.vec_a, tid);
+    else
+      load_tile_async<TK, TM>(sA, Tr::kLdA, gA + k0 * sa + m0, sa, kd, rows_m, p.vec_a, tid);
+    if constexpr (B_KC)
+      load_tile_async<TN, TK>(sB, Tr::kLdB, gB + n0 * sb + k0, sb, cols_n, kd, p.vec_b, tid);
+    else
+      load_tile_async<TK, TN>(sB, Tr::kLdB, gB + k0 * sb + n0, sb, kd, cols_n, p.vec_b, tid);
+    cp_async_commit();
+  };
+
+  Accum<Grid> acc;
+  acc.zero();
+  issue(0, 0);
+  for (i64 it = 0; it < total; ++it) {
+    if (it + 1 < total) {
+      issue(it + 1, static_cast<int>((it + 1) & 1));  // overlaps with this step's products
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    const u16* sA = smem + (it & 1) * Tr::kStageElems;
+    warp_mma<T, Grid, TK, A_KC, B_KC>(sA, Tr::kLdA, sA + Tr::kAElems, Tr::kLdB, acc, warp, lane);
+    __syncthreads();  // the next issue overwrites this stage
+  }
+
+  // Epilogue: C tile written once in the data type.
+  u16* gC = static_cast<u16*>(p.c.ptr) + bz * p.c.batch_stride + hz * p.c.head_stride;
+#pragma unroll
+  for (int fm = 0; fm < Grid::FM; ++fm)
+#pragma unroll
+    for (int fn = 0; fn < Grid::FN; ++fn)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const i64 r = m0 + Grid::row(warp, lane, fm, 2 * half), c = n0 + Grid::col(warp, lane, fn, 0);
+        if (r >= p.s.m || c >= p.s.n) continue;
+        const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
+        const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
+        u16* dst = gC + r * p.c.row_stride + c;
+        if (p.vec_c && c + 1 < p.s.n) {
+          *reinterpret_cast<std::uint32_t*>(dst) = static_cast<std::uint32_t>(v0) | (static_cast<std::uint32_t>(v1) << 16);
+        } else {
+          dst[0] = v0;
+          if (c + 1 < p.s.n) dst[1] = v1;
+        }
+      }
+}
+
+template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
+void run_gemm(const GemmParams& p, cudaStream_t stream) {
+  using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
+  // Dynamic shared memory: the schedule's double-buffered A and B chunks plus row padding.
+  const long long smem = p.s.sram_bytes() + (Tr::kSmemBytes - 2LL * (TM + TN) * TK * 2);
+  auto kernel = gemm_kernel<T, TM, TN, TK, A_KC, B_KC>;
+  constexpr auto dtype = std::is_same_v<T, __half> ? workload::DType::fp16 : workload::DType::bf16;
+  prepare_launch(kernel, smem, p.s.grid(), dtype,
+                 "standard GEMM " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK));
+  kernel<<<to_dim3(p.s.grid()), Tr::kThreads, smem, stream>>>(p);
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, int TM, int TN, int TK>
+void run_layout(const GemmParams& p, cudaStream_t stream) {
+  const bool ak = p.a.k_contiguous, bk = p.b.k_contiguous;
+  if (ak && bk) return run_gemm<T, TM, TN, TK, true, true>(p, stream);    // Q K^T, dO V^T
+  if (ak && !bk) return run_gemm<T, TM, TN, TK, true, false>(p, stream);  // P V, dS K
+  if (!ak && !bk) return run_gemm<T, TM, TN, TK, false, false>(p, stream);  // P^T dO, dS^T Q
+  throw InputError("standard GEMM: operand orientation (A by columns, B by rows) is not compiled");
+}
+
+}  // namespace
+
+bool gemm_tiles_compiled(i64 tile_m, i64 tile_n, i64 tile_k) {
+#define IOSIM_GEMM_MATCH(M, N, K) \
+  if (tile_m == M && tile_n == N && tile_k == K) return true;
+  IOSIM_GEMM_TILES(IOSIM_GEMM_MATCH)
+#undef IOSIM_GEMM_MATCH
+  return false;
+}
+
+std::vector<std::string> gemm_tile_menu() {
+  std::vector<std::string> out;
+#define IOSIM_GEMM_NAME(M, N, K) out.push_back(#M "x" #N "x" #K);
+  IOSIM_GEMM_TILES(IOSIM_GEMM_NAME)
+#undef IOSIM_GEMM_NAME
+  return out;
+}
+
+void launch_gemm(const GemmLaunch& g, cudaStream_t stream) {
+  const auto& s = g.s;
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batches <= 0) return;  // nothing to compute
+  GemmParams p{s, g.z_heads, g.a, g.b, g.c, false, false, false};
+  auto vec_rows = [](const GemmOperand& o) {
+    return aligned16(o.ptr) && o.batch_stride % 8 == 0 && o.head_stride % 8 == 0 && o.outer_stride % 8 == 0;
+  };
+  p.vec_a = vec_rows(g.a);
+  p.vec_b = vec_rows(g.b);
+  p.vec_c = reinterpret_cast<std::uintptr_t>(g.c.ptr) % 4 == 0 && g.c.batch_stride % 2 == 0 &&
+            g.c.head_stride % 2 == 0 && g.c.row_stride % 2 == 0;
+  const bool f16 = g.dtype == workload::DType::fp16;
+#define IOSIM_GEMM_DISPATCH(M, N, K)                                                       \
+  if (s.tile_m == M && s.tile_n == N && s.tile_k == K)                                    \
+    return f16 ? run_layout<__half, M, N, K>(p, stream) : run_layout<__nv_bfloat16, M, N, K>(p, stream);
+  IOSIM_GEMM_TILES(IOSIM_GEMM_DISPATCH)
+#undef IOSIM_GEMM_DISPATCH
+  throw NotCompiled("standard GEMM tile " + std::to_string(s.tile_m) + "x" + std::to_string(s.tile_n) + "x" +
+                    std::to_string(s.tile_k) + " is not compiled; compiled tiles (m x n x k): " +
+                    join(gemm_tile_menu()));
+}
+
+}  // namespace iosim::kernels::detail
