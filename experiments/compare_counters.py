@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def configs():
     for line in open(os.path.join(HERE, "validate_configs.txt")):
         if line.strip() and not line.startswith("#"):
-            name, regex, count, flags = [x.strip() for x in line.split("|")]
+            name, regex, count, flags = [x.strip() for x in line.split(";")]
             yield name, flags.split()
 
 
@@ -24,7 +24,7 @@ def ncu_rows(path):
     with open(path) as f:
         lines = [l for l in f if l.startswith('"')]
     rows = list(csv.DictReader(lines))
-    return [r for r in rows if r.get("Kernel Name") and r.get("gpu__time_duration.sum", "").replace(".", "").isdigit()]
+    return [r for r in rows if r.get("Kernel Name") and r.get("gpu__time_duration.sum", "").replace(",", "").replace(".", "").isdigit()]
 
 
 def num(r, k):

@@ -9,7 +9,7 @@ out=$2
 mkdir -p "$out"
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes.sum,l1tex__m_l1tex2xbar_write_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/device.txt"
-grep -v '^#' "$(dirname "$0")/validate_configs.txt" | while IFS='|' read -r name regex count flags; do
+grep -v '^#' "$(dirname "$0")/validate_configs.txt" | while IFS=';' read -r name regex count flags; do
   name=$(echo $name); regex=$(echo $regex); count=$(echo $count)
   # shellcheck disable=SC2086
   ncu --clock-control none --metrics "$metrics" --csv --page raw --print-units base \
