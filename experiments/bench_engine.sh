@@ -6,6 +6,10 @@
 #   (b) FA2 forward, B=1 H=32 N=16384 d=128 fp16, on the h100-sxm5-80gb profile.
 # Each case runs REPEATS times (default 3) and the fastest wall time is kept:
 # the machine is shared. Building the trace is included; counting is not.
+# Columns: requested L2 sectors; wall time; sectors per second; (row, line)
+# pairs looked up one by one ("line visits"), lines of writes to valid tiles
+# that only had their dirty bits set ("dirty-only"), requests answered by a
+# tile record ("fast-path"); the predicted GPU time.
 #
 # Usage: experiments/bench_engine.sh [build-dir]   (default: build-engine)
 # Results go to stdout; docs/engine.md records them with the machine and date.
@@ -44,8 +48,8 @@ int main(int argc, char** argv) {
       {"gpt2-medium fa2 fwd+bwd", "a100-sxm4-40gb", trace::Algorithm::fa2, workload::Pass::fwdbwd, 64, 16, 1024, 64},
       {"fa2 fwd B1 H32 N16384 d128", "h100-sxm5-80gb", trace::Algorithm::fa2, workload::Pass::fwd, 1, 32, 16384, 128},
   };
-  std::printf("%-30s %-15s %12s %10s %14s %12s %12s %12s\n", "case", "profile", "sectors", "wall s", "sectors/s",
-              "line visits", "fast-path", "predicted ms");
+  std::printf("%-30s %-15s %12s %10s %14s %12s %12s %12s %12s\n", "case", "profile", "sectors", "wall s", "sectors/s",
+              "line visits", "dirty-only", "fast-path", "predicted ms");
   for (const Case& c : cases) {
     const auto p = profile::find_profile(c.profile, profile::default_profile_dir());
     workload::Problem prob;
@@ -66,10 +70,10 @@ int main(int argc, char** argv) {
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     const auto t = r.total.l2.total();
-    std::printf("%-30s %-15s %12lld %10.3f %14.3e %12lld %12lld %12.3f\n", c.label, c.profile,
+    std::printf("%-30s %-15s %12lld %10.3f %14.3e %12lld %12lld %12lld %12.3f\n", c.label, c.profile,
                 static_cast<long long>(t.sectors), best, static_cast<double>(t.sectors) / best,
-                static_cast<long long>(r.total.l2.line_visits), static_cast<long long>(r.total.l2.fast_path_requests),
-                r.total.seconds * 1e3);
+                static_cast<long long>(r.total.l2.line_visits), static_cast<long long>(r.total.l2.dirty_mark_visits),
+                static_cast<long long>(r.total.l2.fast_path_requests), r.total.seconds * 1e3);
   }
   return 0;
 }

@@ -41,6 +41,12 @@ u64 fast_mod(std::uint32_t a, u64 magic, u64 d) {
   return static_cast<u64>((static_cast<unsigned __int128>(low) * d) >> 64);
 }
 
+// XOR-fold of a line index to 32 bits (before the modulo by the set count).
+u64 fold32(u64 line) {
+  const u64 h = line ^ (line >> 9) ^ (line >> 18) ^ (line >> 27) ^ (line >> 36) ^ (line >> 45);
+  return (h ^ (h >> 32)) & 0xffffffffu;
+}
+
 u64 hash_key(u64 addr, i64 row_bytes, i64 rows, i64 stride) {
   u64 h = addr * 0x9e3779b97f4a7c15ull;
   h ^= static_cast<u64>(row_bytes) + 0x7f4a7c15ull + (h << 6) + (h >> 2);
@@ -118,6 +124,7 @@ L2Counters L2Counters::minus(const L2Counters& o) const {
   d.writeback_sectors = writeback_sectors - o.writeback_sectors;
   d.line_visits = line_visits - o.line_visits;
   d.fast_path_requests = fast_path_requests - o.fast_path_requests;
+  d.dirty_mark_visits = dirty_mark_visits - o.dirty_mark_visits;
   return d;
 }
 
@@ -130,6 +137,7 @@ struct L2Cache::TileRecord {
   double fill_ready = 0;  // latest fill-ready time over owned lines
   i64 sectors = 0;        // requested sectors of one access
   u32 lookups = 0;        // non-merged lookups so far
+  u32 owner_id = 0;        // its id as an owner of lines (0 = owns none)
   std::uint8_t partition_mask = 0;
   bool owner = false;      // owns its lines
   bool valid = false;      // owns all of them, all requested sectors valid
@@ -174,6 +182,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
+  rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   ways_ = static_cast<int>(geometry_.ways);
   line_shift_ = static_cast<unsigned>(std::countr_zero(static_cast<u64>(geometry_.line_bytes)));
@@ -183,21 +192,24 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   const size_t w = static_cast<size_t>(ways_);
   meta_bytes_ = (2 * sizeof(u64) + 3 * w + 63) / 64 * 64;
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
+  prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
   block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(sets_));
   records_.reserve(static_cast<size_t>(options_.max_tile_records) + 2);
   records_.emplace_back();
-  record_stamp_.reserve(records_.capacity());
-  record_stamp_.push_back(0);
+  release_all_owners();
   record_slots_.assign(std::bit_ceil(static_cast<u64>(options_.max_tile_records) * 2), 0);
 }
 
 L2Cache::~L2Cache() = default;
 
 // Per set: [valid_ways, owned_ways, valid[W], dirty[W], tensor[W]] padded to
-// 64 B, then tags, stamps, owners and fill times (W x 4 B each). A miss of a
-// streaming request touches the first, tag, stamp and fill-time lines only.
-L2Cache::SetView L2Cache::set_view(u64 set) const {
-  std::byte* b = block_->data_ + set * set_stride_;
+// 64 B, then tags, stamps, fill times and owners (W x 4 B each). A line's
+// owner is meaningful only while its bit in owned_ways is set, so requests
+// that involve no tile record never touch the owners.
+L2Cache::SetView L2Cache::set_view(u64 set) const { return set_view(block_->data_, set); }
+
+L2Cache::SetView L2Cache::set_view(std::byte* block, u64 set) const {
+  std::byte* b = block + set * set_stride_;
   const size_t w = static_cast<size_t>(ways_);
   SetView v;
   v.valid_ways = reinterpret_cast<u64*>(b);
@@ -207,16 +219,15 @@ L2Cache::SetView L2Cache::set_view(u64 set) const {
   v.tensor = v.dirty + w;
   v.tag = reinterpret_cast<u32*>(b + meta_bytes_);
   v.stamp = v.tag + w;
-  v.owner = v.stamp + w;
-  v.ready = v.owner + w;
+  v.ready = v.stamp + w;
+  v.owner = v.ready + w;
   return v;
 }
 
 // XOR-fold of the line address (the real hash is unpublished), then modulo
 // the set count, which need not be a power of two (A100: 20,480 sets).
 u64 L2Cache::set_of(u64 line) const {
-  const u64 h = line ^ (line >> 9) ^ (line >> 18) ^ (line >> 27) ^ (line >> 36) ^ (line >> 45);
-  return fast_mod(static_cast<std::uint32_t>(h ^ (h >> 32)), set_mod_magic_, static_cast<u64>(sets_));
+  return fast_mod(static_cast<std::uint32_t>(fold32(line)), set_mod_magic_, static_cast<u64>(sets_));
 }
 
 int L2Cache::partition_of(u64 addr) const { return static_cast<int>(partition_of_set(set_of(addr >> line_shift_))); }
@@ -305,7 +316,6 @@ u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now) {
   t.stride = a.stride;
   const u32 id = static_cast<u32>(records_.size());
   records_.push_back(t);
-  record_stamp_.push_back(0);
   insert_slot(h, id);
   return id;
 }
@@ -319,19 +329,59 @@ void L2Cache::insert_slot(u64 h, u32 id) {
     }
 }
 
+// Owner ids. Lines name their owning record by a small id that is recycled
+// as soon as no line holds it, so the owners' stamps and records sit in
+// short arrays that stay in the host's caches during victim choice.
+u32 L2Cache::acquire_owner(u32 record) {
+  u32 id;
+  if (!free_owners_.empty()) {
+    id = free_owners_.back();
+    free_owners_.pop_back();
+  } else {
+    id = static_cast<u32>(owner_stamp_.size());
+    owner_stamp_.push_back(0);
+    owner_record_.push_back(0);
+    owner_lines_.push_back(0);
+  }
+  owner_stamp_[id] = 0;
+  owner_record_[id] = record;
+  owner_lines_[id] = 0;
+  return id;
+}
+
+// Returns the ids whose last line went (listed in released_) to the free list.
+void L2Cache::recycle_owners() {
+  for (const u32 id : released_) {
+    if (owner_lines_[id] != 0 || owner_record_[id] == 0) continue;
+    records_[owner_record_[id]].owner_id = 0;
+    owner_record_[id] = 0;
+    owner_stamp_[id] = 0;
+    free_owners_.push_back(id);
+  }
+  released_.clear();
+}
+
+void L2Cache::release_all_owners() {
+  owner_stamp_.assign(1, 0);  // id 0: no owner, stamp 0
+  owner_record_.assign(1, 0);
+  owner_lines_.assign(1, 0);
+  free_owners_.clear();
+  released_.clear();
+}
+
 // Drops records that can no longer merge. Ownership is given back to the
 // lines first (each keeps max(own stamp, owner's stamp)), so replacement
 // decisions do not change; only the fast path is lost until tiles repeat.
 void L2Cache::rebuild_records(double now) {
   for (i64 set = 0; any_owner_ && set < sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    for (int w = 0; w < ways_; ++w)
-      if (s.owner[w] != 0) {
-        s.stamp[w] = std::max(s.stamp[w], record_stamp_[s.owner[w]]);
-        s.owner[w] = 0;
-      }
+    for (u64 m = *s.owned_ways; m != 0; m &= m - 1) {
+      const int w = std::countr_zero(m);
+      s.stamp[w] = std::max(s.stamp[w], owner_stamp_[s.owner[w]]);
+    }
     *s.owned_ways = 0;
   }
+  release_all_owners();
   std::vector<TileRecord> kept;
   kept.reserve(records_.capacity());
   kept.emplace_back();
@@ -342,8 +392,8 @@ void L2Cache::rebuild_records(double now) {
     t.fill_ready = 0;
     kept.push_back(t);
   }
+  for (TileRecord& t : kept) t.owner_id = 0;
   records_ = std::move(kept);
-  record_stamp_.assign(records_.size(), 0);
   std::fill(record_slots_.begin(), record_slots_.end(), 0);
   for (u32 id = 1; id < records_.size(); ++id) {
     const TileRecord& t = records_[id];
@@ -354,145 +404,364 @@ void L2Cache::rebuild_records(double now) {
 }
 
 // ---------------------------------------------------------------------------
-// An empty way if there is one, else the way with the lowest effective stamp
-// (ties to the lower way).
-int L2Cache::choose_victim(const SetView& s) const {
-  const u64 empty = ~*s.valid_ways & all_ways_;
-  if (empty != 0) return std::countr_zero(empty);
-  if (*s.owned_ways == 0) return lowest_stamp_way(s.stamp);
-  std::array<u32, 64> effective;
-  for (int w = 0; w < ways_; ++w) effective[static_cast<size_t>(w)] = std::max(s.stamp[w], record_stamp_[s.owner[w]]);
-  return lowest_stamp_way(effective.data());  // record 0 has stamp 0
+// Line by line. The per-line work is templated on the associativity (16 in
+// every profile; 0 = any, at run time), the access kind and whether the tile
+// takes ownership, so the hot loop has no per-line dispatch.
+template <int W>
+struct L2Cache::Ways {
+  int n;
+  int get() const { return W > 0 ? W : n; }
+};
+
+namespace {
+
+// Bit per way whose 32-bit value equals `value` (W: ways at compile time, 0 = n).
+template <int W>
+u64 match_ways(const u32* v, u32 value, int runtime_ways) {
+  const int n = W > 0 ? W : runtime_ways;
+  u64 match = 0;
+  int w = 0;
+#if defined(__SSE2__)
+  const __m128i wanted = _mm_set1_epi32(static_cast<int>(value));
+  for (; w + 4 <= n; w += 4) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + w));
+    match |= static_cast<u64>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, wanted)))) << w;
+  }
+#endif
+  for (; w < n; ++w) match |= static_cast<u64>(v[w] == value) << w;
+  return match;
 }
 
-// The first way holding the smallest stamp (stamps stay below 2^31, so the
-// signed SSE2 compares order them correctly).
-int L2Cache::lowest_stamp_way(const u32* stamp) const {
+// The smallest of n values (values stay below 2^31, so the signed SSE2
+// compares order them correctly).
+template <int W>
+u32 lowest_value(const u32* v, int runtime_ways) {
+  const int n = W > 0 ? W : runtime_ways;
   int w = 0;
   u32 lowest = ~u32{0};
 #if defined(__SSE2__)
-  if (ways_ >= 4) {
-    __m128i best = _mm_loadu_si128(reinterpret_cast<const __m128i*>(stamp));
-    for (w = 4; w + 4 <= ways_; w += 4) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(stamp + w));
-      const __m128i greater = _mm_cmpgt_epi32(best, v);
-      best = _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, best));
+  if (n >= 4) {
+    __m128i best = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    for (w = 4; w + 4 <= n; w += 4) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + w));
+      const __m128i greater = _mm_cmpgt_epi32(best, x);
+      best = _mm_or_si128(_mm_and_si128(greater, x), _mm_andnot_si128(greater, best));
     }
-    for (const int order : {0x4e, 0xb1}) {  // swap halves, then neighbours
-      const __m128i v = order == 0x4e ? _mm_shuffle_epi32(best, 0x4e) : _mm_shuffle_epi32(best, 0xb1);
-      const __m128i greater = _mm_cmpgt_epi32(best, v);
-      best = _mm_or_si128(_mm_and_si128(greater, v), _mm_andnot_si128(greater, best));
-    }
+    __m128i x = _mm_shuffle_epi32(best, 0x4e);  // swap halves, then neighbours
+    __m128i greater = _mm_cmpgt_epi32(best, x);
+    best = _mm_or_si128(_mm_and_si128(greater, x), _mm_andnot_si128(greater, best));
+    x = _mm_shuffle_epi32(best, 0xb1);
+    greater = _mm_cmpgt_epi32(best, x);
+    best = _mm_or_si128(_mm_and_si128(greater, x), _mm_andnot_si128(greater, best));
     lowest = static_cast<u32>(_mm_cvtsi128_si32(best));
   }
 #endif
-  for (int r = w; r < ways_; ++r) lowest = std::min(lowest, stamp[r]);
-  u64 match = 0;
-  int v = 0;
-#if defined(__SSE2__)
-  const __m128i wanted = _mm_set1_epi32(static_cast<int>(lowest));
-  for (; v + 4 <= ways_; v += 4) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(stamp + v));
-    match |= static_cast<u64>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, wanted)))) << v;
-  }
-#endif
-  for (; v < ways_; ++v) match |= static_cast<u64>(stamp[v] == lowest) << v;
-  return std::countr_zero(match);
+  for (int r = w; r < n; ++r) lowest = std::min(lowest, v[r]);
+  return lowest;
 }
 
-int L2Cache::find_way(const SetView& s, u32 tag) const {
-  u64 match = 0;
-  int w = 0;
-#if defined(__SSE2__)
-  const __m128i wanted = _mm_set1_epi32(static_cast<int>(tag));
-  for (; w + 4 <= ways_; w += 4) {
-    const __m128i tags = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.tag + w));
-    match |= static_cast<u64>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(tags, wanted)))) << w;
+// An empty way if there is one, else the first way with the lowest effective
+// stamp. An owned line's effective stamp is max(own stamp, owner's stamp) >=
+// its own stamp, so the lowest own stamp decides unless an owned way holding
+// it has a higher effective stamp; only then are all owned ways resolved.
+template <int W>
+int choose_victim(u64 valid_ways, u64 owned, const u32* stamp, const u32* owner, u64 all_ways,
+                  const u32* owner_stamp, int runtime_ways) {
+  const int n = W > 0 ? W : runtime_ways;
+  const u64 empty = ~valid_ways & all_ways;
+  if (empty != 0) return std::countr_zero(empty);
+  const u32 lowest = lowest_value<W>(stamp, n);
+  const u64 at_lowest = match_ways<W>(stamp, lowest, n);
+  bool raised = false;
+  for (u64 m = at_lowest & owned; m != 0; m &= m - 1) raised |= owner_stamp[owner[std::countr_zero(m)]] > lowest;
+  if (!raised) return std::countr_zero(at_lowest);
+  std::array<u32, 64> effective;
+  std::copy(stamp, stamp + n, effective.begin());
+  for (u64 m = owned; m != 0; m &= m - 1) {
+    const int w = std::countr_zero(m);
+    effective[static_cast<size_t>(w)] = std::max(stamp[w], owner_stamp[owner[w]]);
   }
-#endif
-  for (; w < ways_; ++w) match |= static_cast<u64>(s.tag[w] == tag) << w;
-  match &= *s.valid_ways;
-  return match != 0 ? std::countr_zero(match) : -1;
+  return std::countr_zero(match_ways<W>(effective.data(), lowest_value<W>(effective.data(), n), n));
 }
 
-void L2Cache::evict(const SetView& s, int way, u32 rec, Visit& v) {
-  const unsigned dirty = s.dirty[way];
-  if (dirty != 0) {
-    const int n = popc(dirty);
-    v.writeback += n;
-    dirty_sectors_ -= n;
-    auto& tc = counters_.tensor;
-    if (tc.size() <= s.tensor[way]) tc.resize(static_cast<size_t>(s.tensor[way]) + 1);
-    tc[s.tensor[way]].writeback_sectors += n;
-  }
-  if (const u32 o = s.owner[way]; o != 0) {
-    records_[o].valid = false;
-    if (o == rec) v.evicted_own = true;
-  }
-}
+}  // namespace
 
-void L2Cache::visit_line(u64 line, u64 set, unsigned mask, const trace::RangeAccess& a, u32 rec, bool own,
-                         Visit& v) {
-  ++counters_.line_visits;
-  v.partition_mask |= 1u << partition_of_set(set);
-  const SetView s = set_view(set);
-  const u32 tag = static_cast<u32>(line);
-  int w = find_way(s, tag);
-  const bool reads = a.kind != trace::AccessKind::Write;  // reads and reductions need the old data
-  const bool writes = a.kind != trace::AccessKind::Read;
-  if (w >= 0) {
-    // Line present: the sectors it lacks are misses.
-    const u32 o = s.owner[w];
-    if (own) {
-      if (o != 0) s.stamp[w] = std::max(s.stamp[w], record_stamp_[o]);  // keep its effective stamp
-      if (o != rec) {
-        if (o != 0) records_[o].valid = false;
-        s.owner[w] = rec;
-        *s.owned_ways |= u64{1} << w;
+// Visits lines_ in address order: per line a hit (missing sectors fetched for
+// reads and reductions) or an allocation (write-allocate; the victim's dirty
+// sectors are written back). Set blocks are prefetched a few lines ahead
+// (where the host is latency-bound rather than bandwidth-bound, it then
+// waits for many cache misses at once). Everything the loop updates
+// lives in locals until the end: the sector bytes are char-typed and could
+// otherwise alias any member.
+template <int W, trace::AccessKind K, bool Own>
+void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways) {
+  constexpr bool reads = K != trace::AccessKind::Write;  // reads and reductions need the old data
+  constexpr bool writes = K != trace::AccessKind::Read;
+  constexpr size_t kAhead = 16;
+  const int n_ways = ways.get();
+  const LineRef* const lines = lines_.data();
+  const size_t n = line_count_;
+  if (fills_.size() < n) fills_.resize(n);
+  Fill* const fills = fills_.data();
+  TileRecord* const records = records_.data();
+  const u32* const owner_stamp = owner_stamp_.data();
+  const u32* const owner_record = owner_record_.data();
+  u32* const owner_lines = owner_lines_.data();
+  const u32 me = Own ? records_[rec].owner_id : 0;  // this tile's owner id
+  auto drop = [&](u32 o) {  // a line leaves owner o
+    if (--owner_lines[o] == 0) released_.push_back(o);
+  };
+  L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
+  const ReplacementRule rule = rule_;
+  const u64 all_ways = all_ways_;
+  const u64 line_high = line_high_ << 32;
+  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
+  const u32 stamp = v.stamp;
+  const unsigned partitions = static_cast<unsigned>(geometry_.partitions);
+  const bool partitions_pow2 = (partitions & (partitions - 1)) == 0;
+  i64 hits = 0, misses = 0, fetch = 0, writeback = 0, dirty_delta = 0;
+  u32 pending = 0;  // encoded: the latest fill over hit lines
+  unsigned partition_mask = 0;
+  size_t filled = 0;
+  bool evicted_own = false, all_dirty = true;
+
+  std::byte* const block = block_->data_;
+  const size_t set_stride = set_stride_;
+  // Host lines of a set every lookup touches: meta, tags, stamps and fill
+  // times. Owners are read only for owned lines; prefetching them for every
+  // line costs more host memory bandwidth than it saves.
+  const size_t prefetch_lines = (prefetch_bytes_ + 63) / 64;
+  auto prefetch = [&](u64 set) {
+    const std::byte* b = block + set * set_stride;
+    if constexpr (W == 16) {  // 64 B of meta, then 64 B each of tags, stamps and fill times
+      __builtin_prefetch(b, 1);
+      __builtin_prefetch(b + 64, 1);
+      __builtin_prefetch(b + 128, 1);
+      __builtin_prefetch(b + 192, 1);
+    } else {
+      for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);
+    }
+  };
+  // Owners: once a set's meta has arrived (half the distance later), its
+  // owner line is fetched if it has owned ways.
+  const bool owners = any_owner_;
+  constexpr size_t kOwnersAhead = kAhead / 2;
+  for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch(lines[i + kAhead].set);
+    if (owners && i + kOwnersAhead < n) {
+      const SetView ahead = set_view(block, lines[i + kOwnersAhead].set);
+      if (*ahead.owned_ways != 0) __builtin_prefetch(ahead.owner);
+    }
+    const LineRef l = lines[i];
+    partition_mask |= 1u << (partitions_pow2 ? static_cast<unsigned>(l.set & (partitions - 1))
+                                             : static_cast<unsigned>(l.set % partitions));
+    const SetView s = set_view(block, l.set);
+    const unsigned mask = l.mask;
+    const u64 found = match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways;
+    int w;
+    if (found != 0) {
+      // Line present: the sectors it lacks are misses.
+      w = std::countr_zero(found);
+      const u64 bit = u64{1} << w;
+      if constexpr (Own) {
+        if ((*s.owned_ways & bit) != 0) {
+          const u32 o = s.owner[w];
+          s.stamp[w] = std::max(s.stamp[w], owner_stamp[o]);  // keep its effective stamp
+          if (o != me) {
+            records[owner_record[o]].valid = false;
+            drop(o);
+            s.owner[w] = me;
+            ++owner_lines[me];
+          }
+        } else {
+          s.owner[w] = me;
+          ++owner_lines[me];
+          *s.owned_ways |= bit;
+        }
       }
-      records_[rec].fill_ready = std::max(records_[rec].fill_ready, decode_ready(s.ready[w]));
-    }
-    v.pending = std::max(v.pending, decode_ready(s.ready[w]));
-    const unsigned valid = s.valid[w];
-    const unsigned missing = mask & ~valid;
-    v.hits += popc(mask & valid);
-    v.misses += popc(missing);
-    if (missing != 0 && reads) {
-      v.fetch += popc(missing);
-      fills_.push_back({set, w});
-    }
-    s.valid[w] = static_cast<std::uint8_t>(valid | mask);
-    if (writes) {
-      dirty_sectors_ += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
-      s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
-      if (s.tensor[w] != a.tensor) {
-        if (s.owner[w] != 0 && s.owner[w] != rec) records_[s.owner[w]].valid = false;
-        s.tensor[w] = static_cast<std::uint8_t>(a.tensor);
+      pending = std::max(pending, s.ready[w]);
+      const unsigned valid = s.valid[w];
+      const unsigned missing = mask & ~valid;
+      hits += popc(mask & valid);
+      misses += popc(missing);
+      if (reads && missing != 0) {
+        fetch += popc(missing);
+        fills[filled++] = {l.set, w};
+      }
+      s.valid[w] = static_cast<std::uint8_t>(valid | mask);
+      if constexpr (writes) {
+        dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
+        s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
+        if (s.tensor[w] != tensor) {
+          if ((*s.owned_ways & bit) != 0 && s.owner[w] != me) records[owner_record[s.owner[w]]].valid = false;
+          s.tensor[w] = tensor;
+        }
+      }
+      if (rule.hit_refreshes) s.stamp[w] = stamp;
+    } else {
+      // Line absent: allocate (write-allocate; reads and reductions fetch).
+      w = choose_victim<W>(*s.valid_ways, *s.owned_ways, s.stamp, s.owner, all_ways, owner_stamp, n_ways);
+      const u64 bit = u64{1} << w;
+      if ((*s.valid_ways & bit) != 0) {
+        if (const unsigned dirty = s.dirty[w]; dirty != 0) {
+          const int d = popc(dirty);
+          writeback += d;
+          dirty_delta -= d;
+          tensor_counts[s.tensor[w]].writeback_sectors += d;
+        }
+        if ((*s.owned_ways & bit) != 0) {
+          const u32 o = s.owner[w];
+          records[owner_record[o]].valid = false;
+          evicted_own |= o == me;
+          drop(o);
+        }
+      }
+      s.tag[w] = l.tag;
+      s.valid[w] = static_cast<std::uint8_t>(mask);
+      s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+      if constexpr (writes) dirty_delta += popc(mask);
+      s.stamp[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
+      *s.valid_ways |= bit;
+      if constexpr (Own) {
+        s.owner[w] = me;
+        ++owner_lines[me];
+        *s.owned_ways |= bit;
+      } else {
+        *s.owned_ways &= ~bit;
+      }
+      s.tensor[w] = tensor;
+      s.ready[w] = 0;
+      misses += popc(mask);
+      if constexpr (reads) {
+        fetch += popc(mask);
+        fills[filled++] = {l.set, w};
       }
     }
-    if (hit_refreshes_) s.stamp[w] = v.stamp;
+    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(s.dirty[w]) & mask) == mask;
+  }
+  v.hits += hits;
+  v.misses += misses;
+  v.fetch += fetch;
+  v.writeback += writeback;
+  v.pending = std::max(v.pending, decode_ready(pending));
+  v.partition_mask |= partition_mask;
+  v.evicted_own = v.evicted_own || evicted_own;
+  v.all_dirty = v.all_dirty && all_dirty;
+  dirty_sectors_ += dirty_delta;
+  fill_count_ = filled;
+  counters_.line_visits += static_cast<i64>(n);
+}
+
+// Step 3 of access(): sets the dirty bits of a valid tile's lines (all present).
+template <int W>
+void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
+  constexpr size_t kAhead = 8;
+  const int n_ways = ways.get();
+  const LineRef* const lines = lines_.data();
+  const size_t n = line_count_;
+  std::byte* const block = block_->data_;
+  const size_t set_stride = set_stride_;
+  const size_t prefetch_lines = (meta_bytes_ + 2 * sizeof(u32) * static_cast<size_t>(n_ways) + 63) / 64;
+  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
+  auto prefetch = [&](u64 set) {
+    const std::byte* b = block + set * set_stride;
+    for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);  // meta, tags, stamps
+  };
+  const bool refresh = rule_.hit_refreshes;
+  i64 dirty_delta = 0;
+  for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch(lines[i + kAhead].set);
+    const LineRef l = lines[i];
+    const SetView s = set_view(block, l.set);
+    const int w = std::countr_zero(match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways);
+    dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty[w]));
+    s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | l.mask);
+    s.tensor[w] = tensor;
+    if (refresh) s.stamp[w] = stamp;  // the newest stamp: max(own, owner's) is this
+  }
+  dirty_sectors_ += dirty_delta;
+  counters_.dirty_mark_visits += static_cast<i64>(n);
+}
+
+template <int W>
+void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways) {
+  using trace::AccessKind;
+  switch (a.kind) {
+    case AccessKind::Read:
+      return own ? visit_lines<W, AccessKind::Read, true>(a, rec, v, ways)
+                 : visit_lines<W, AccessKind::Read, false>(a, rec, v, ways);
+    case AccessKind::Write:
+      return own ? visit_lines<W, AccessKind::Write, true>(a, rec, v, ways)
+                 : visit_lines<W, AccessKind::Write, false>(a, rec, v, ways);
+    case AccessKind::ReduceAdd:
+      return own ? visit_lines<W, AccessKind::ReduceAdd, true>(a, rec, v, ways)
+                 : visit_lines<W, AccessKind::ReduceAdd, false>(a, rec, v, ways);
+  }
+}
+
+// The (row, line) pairs of a request in address order, with their sector masks.
+// Within an aligned block of 512 lines the XOR fold only flips the low 9
+// bits (fold(B + k) = fold(B) ^ k), and when the set count is a multiple of
+// 512 the modulo keeps the block together, so a set costs one XOR per line.
+void L2Cache::gather_lines(const trace::RangeAccess& a) {
+  line_count_ = 0;
+  if (a.row_bytes <= 0) return;
+  const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
+  const u64 per_row = static_cast<u64>(a.row_bytes) / line_bytes + 2;
+  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows));
+  if (lines_.size() < bound) lines_.resize(bound);
+  LineRef* out = lines_.data();
+  const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
+  const u64 byte_in_line = line_bytes - 1;
+  constexpr u64 kBlock = 512;
+  const bool blocked = sets_ % static_cast<i64>(kBlock) == 0;
+  u64 block = ~u64{0}, block_fold = 0, block_set = 0;
+  auto emit = [&](u64 line, unsigned mask) {
+    u64 set;
+    if (blocked) {
+      if ((line & ~(kBlock - 1)) != block) {
+        block = line & ~(kBlock - 1);
+        block_fold = fold32(block);
+        block_set = fast_mod(static_cast<std::uint32_t>(block_fold & ~(kBlock - 1)), set_mod_magic_,
+                             static_cast<u64>(sets_));
+      }
+      set = block_set + ((block_fold ^ line) & (kBlock - 1));
+    } else {
+      set = set_of(line);
+    }
+    *out++ = {set, static_cast<u32>(line), mask};
+  };
+  // Row r covers lines first + r * step ... + span; rows whose stride is a
+  // whole number of lines all have the first row's sector masks.
+  auto row_shape = [&](u64 begin, u64& first, u64& span, unsigned& head, unsigned& tail) {
+    const u64 end = begin + static_cast<u64>(a.row_bytes);  // exclusive
+    first = begin >> line_shift_;
+    span = ((end - 1) >> line_shift_) - first;
+    head = full & ~((1u << ((begin & byte_in_line) >> sector_shift_)) - 1u);
+    tail = (2u << (((end - 1) & byte_in_line) >> sector_shift_)) - 1u;
+    if (span == 0) head &= tail;
+  };
+  auto emit_row = [&](u64 first, u64 span, unsigned head, unsigned tail) {
+    emit(first, head);
+    if (span == 0) return;
+    for (u64 j = 1; j < span; ++j) emit(first + j, full);
+    emit(first + span, tail);
+  };
+  u64 first, span;
+  unsigned head, tail;
+  row_shape(a.addr, first, span, head, tail);
+  if (a.rows == 1 || (a.stride >= 0 && (static_cast<u64>(a.stride) & byte_in_line) == 0)) {
+    const u64 step = a.rows > 1 ? static_cast<u64>(a.stride) >> line_shift_ : 0;
+    for (i64 r = 0; r < a.rows; ++r, first += step) emit_row(first, span, head, tail);
   } else {
-    // Line absent: allocate (write-allocate; reads and reductions fetch).
-    w = choose_victim(s);
-    if (((*s.valid_ways >> w) & 1u) != 0) evict(s, w, rec, v);
-    s.tag[w] = tag;
-    s.valid[w] = static_cast<std::uint8_t>(mask);
-    s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
-    dirty_sectors_ += writes ? popc(mask) : 0;
-    s.stamp[w] = static_cast<u32>(policy_->fill_stamp(v.stamp, line));
-    s.owner[w] = own ? rec : 0;
-    const u64 bit = u64{1} << w;
-    *s.valid_ways |= bit;
-    *s.owned_ways = own ? (*s.owned_ways | bit) : (*s.owned_ways & ~bit);
-    s.tensor[w] = static_cast<std::uint8_t>(a.tensor);
-    s.ready[w] = 0;
-    v.misses += popc(mask);
-    if (reads) {
-      v.fetch += popc(mask);
-      fills_.push_back({set, w});
+    for (i64 r = 0; r < a.rows; ++r) {
+      row_shape(a.addr + static_cast<u64>(r * a.stride), first, span, head, tail);
+      emit_row(first, span, head, tail);
     }
   }
-  if (own) v.all_dirty = v.all_dirty && (static_cast<unsigned>(s.dirty[w]) & mask) == mask;
+  line_count_ = static_cast<size_t>(out - lines_.data());
 }
 
 void L2Cache::record(const trace::RangeAccess& a, const Visit& v, const L2Access& out) {
@@ -521,7 +790,7 @@ void L2Cache::record(const trace::RangeAccess& a, const Visit& v, const L2Access
 }
 
 L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_partition) {
-  fills_.clear();
+  fill_count_ = 0;
   check_address_window(a);
   L2Access out;
   Visit v;
@@ -549,7 +818,7 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
-    if (hit_refreshes_) record_stamp_[rid] = v.stamp;
+    if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
     out.sectors = rec->sectors;
     out.far = (rec->partition_mask & other_partitions) != 0;
     out.pending_ready = rec->fill_ready;
@@ -563,48 +832,38 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     return out;
   }
 
-  // 3. Line by line. A tile seen before takes ownership of its lines.
+  // The line loops index the per-tensor counts by the tensors of the lines
+  // they evict, which may include this request's own.
+  if (counters_.tensor.size() <= a.tensor) counters_.tensor.resize(static_cast<size_t>(a.tensor) + 1);
+  gather_lines(a);
+
+  // 3. A write or reduction to a valid tile: every sector is present and its
+  //    lines are all owned by the record, so nothing is fetched or evicted
+  //    and no owner changes; only the dirty bits, tensor and (when hits
+  //    refresh) stamp of each line change.
+  if (options_.tile_fast_path && rec->valid) {
+    if (ways_ == 16) mark_dirty(a, v.stamp, Ways<16>{16});
+    else mark_dirty(a, v.stamp, Ways<0>{ways_});
+    rec->all_dirty = true;
+    rec->tensor = a.tensor;
+    ++rec->lookups;
+    out.sectors = rec->sectors;
+    out.far = (rec->partition_mask & other_partitions) != 0;
+    out.pending_ready = rec->fill_ready;
+    v.hits = rec->sectors;
+    record(a, v, out);
+    return out;
+  }
+
+  // 4. Line by line. A tile seen before takes ownership of its lines.
   const bool own = options_.tile_fast_path && rec->lookups >= 1;
   if (own) {
     rec->valid = false;
-    rec->fill_ready = 0;
     any_owner_ = true;
+    if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  // Lines are visited in address order, in batches whose set blocks are
-  // prefetched first: the host then waits for many cache misses at once.
-  struct Pending {
-    u64 line, set;
-    unsigned mask;
-  };
-  constexpr int kBatch = 16;
-  std::array<Pending, kBatch> batch;
-  int pending = 0;
-  auto run_batch = [&] {
-    for (int i = 0; i < pending; ++i) visit_line(batch[i].line, batch[i].set, batch[i].mask, a, rid, own, v);
-    pending = 0;
-  };
-  const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
-  for (i64 r = 0; r < a.rows; ++r) {
-    const u64 begin = a.addr + static_cast<u64>(r * a.stride);
-    const u64 end = begin + static_cast<u64>(a.row_bytes);
-    for (u64 line_addr = begin & ~(line_bytes - 1); line_addr < end; line_addr += line_bytes) {
-      const u64 lo = std::max(begin, line_addr) - line_addr;
-      const u64 hi = std::min(end, line_addr + line_bytes) - line_addr;  // exclusive
-      const unsigned first = static_cast<unsigned>(lo >> sector_shift_);
-      const unsigned last = static_cast<unsigned>((hi - 1) >> sector_shift_);
-      Pending& p = batch[pending++];
-      p.line = line_addr >> line_shift_;
-      p.set = set_of(p.line);
-      p.mask = ((2u << last) - 1u) & ~((1u << first) - 1u);
-      const SetView sv = set_view(p.set);  // lines a miss touches (owners only when owned)
-      __builtin_prefetch(sv.valid_ways, 1);
-      __builtin_prefetch(sv.tag, 1);
-      __builtin_prefetch(sv.stamp, 1);
-      __builtin_prefetch(sv.ready, 1);
-      if (pending == kBatch) run_batch();
-    }
-  }
-  run_batch();
+  if (ways_ == 16) visit_lines(a, rid, own, v, Ways<16>{16});
+  else visit_lines(a, rid, own, v, Ways<0>{ways_});
   rec = &records_[rid];
   rec->sectors = v.hits + v.misses;
   rec->partition_mask = static_cast<std::uint8_t>(v.partition_mask);
@@ -613,8 +872,12 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     rec->valid = !v.evicted_own;
     rec->all_dirty = v.all_dirty;
     rec->tensor = a.tensor;
-    record_stamp_[rid] = 0;  // folded into each line above
+    rec->fill_ready = v.pending;  // the latest fill time over its lines, as they are all hit or new
+    owner_stamp_[rec->owner_id] = 0;  // folded into each line above
+    if (owner_lines_[rec->owner_id] == 0) released_.push_back(rec->owner_id);
   }
+  recycle_owners();
+  rec = &records_[rid];
   if (is_read) {
     rec->last_read_lookup = now;
     last_was_read_lookup_ = true;
@@ -630,19 +893,20 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
 }
 
 void L2Cache::complete(double fill_ready, double data_ready) {
-  if (!fills_.empty()) {
+  if (fill_count_ != 0) {
     const u32 encoded = encode_ready(fill_ready);
-    for (const Fill& f : fills_) {
+    for (size_t i = 0; i < fill_count_; ++i) {
+      const Fill& f = fills_[i];
       const SetView s = set_view(f.set);
       // A line's data is ready when its last outstanding fill is (a new line starts at 0).
       s.ready[f.way] = std::max(s.ready[f.way], encoded);
-      if (s.owner[f.way] != 0) {
-        TileRecord& r = records_[s.owner[f.way]];
+      if (((*s.owned_ways >> f.way) & 1u) != 0) {
+        TileRecord& r = records_[owner_record_[s.owner[f.way]]];
         r.fill_ready = std::max(r.fill_ready, decode_ready(encoded));
       }
     }
   }
-  fills_.clear();
+  fill_count_ = 0;
   if (last_was_read_lookup_ && last_record_ != 0) records_[last_record_].data_ready = data_ready;
   last_was_read_lookup_ = false;
 }
@@ -655,9 +919,10 @@ i64 L2Cache::flush() {
     r.fill_ready = 0;
     r.last_read_lookup = kNever;
   }
-  std::fill(record_stamp_.begin(), record_stamp_.end(), 0);
+  for (auto& r : records_) r.owner_id = 0;
+  release_all_owners();
   dirty_sectors_ = 0;
-  fills_.clear();
+  fill_count_ = 0;
   return dropped;
 }
 

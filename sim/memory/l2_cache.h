@@ -11,9 +11,19 @@
 // of it has been evicted or taken over by another tile, a repeated read hits
 // on every sector, and the recency refresh is kept once in the record instead
 // of per line (a line's effective stamp is max(own stamp, owner's stamp)).
-// This fast path gives exactly the counters, replacement decisions and
-// timing of the line-by-line path (`tile_fast_path = false`, the reference
-// the tests compare against); it is what makes re-read K/V tiles cheap.
+// A write or reduction to such a valid tile needs no lookup of victims,
+// fills or owners either: only its lines' dirty bits, tensor and stamps
+// change. These fast paths give exactly the counters, replacement decisions
+// and timing of the line-by-line path (`tile_fast_path = false`; the tests
+// hold both to a plainly written reference model); they are what makes
+// re-read K/V tiles and FA1's read-modify-write of O cheap.
+//
+// Host performance. The line-by-line work is bound by the host's memory:
+// a 40-60 MB L2 needs 5-10 MB of line state, touched at random, so each
+// (row, line) visit costs a few host cache misses. The per-line loop is
+// templated on the access kind and the associativity, keeps its counters in
+// locals, touches a line's owner only when the line has one, and names
+// owners by small recycled ids so their stamps stay in the host's caches.
 //
 // Merging. A read of the identical tile (same address range) that arrives
 // less than `merge_window_cycles` after a read lookup of it is merged into
@@ -98,6 +108,7 @@ struct L2Counters {
   i64 writeback_sectors = 0;           // dirty sectors written back on eviction
   i64 line_visits = 0;                 // (row, line) pairs looked up one by one
   i64 fast_path_requests = 0;          // requests answered by a tile record
+  i64 dirty_mark_visits = 0;           // lines of writes to valid tiles: only their dirty bits change
   L2KindCounts total() const;
   L2Counters minus(const L2Counters& o) const;
 };
@@ -148,32 +159,46 @@ class L2Cache {
  private:
   struct TileRecord;
   struct Visit;
+  template <int W>
+  struct Ways;  // associativity, at compile time where known
   // One set's line state. Each set's fields sit together in one block (tags,
-  // stamps, owners, fill times, sector bits, tensors), so a lookup touches a
+  // stamps, fill times, owners, sector bits, tensors), so a lookup touches a
   // few adjacent host cache lines instead of one page per field.
   struct SetView {
     u64* valid_ways;  // bit per way holding a line
     u64* owned_ways;  // bit per way whose line a tile record owns
     u32* tag;     // low 32 bits of the line index (the high bits are common to the run)
     u32* stamp;   // recency
-    u32* owner;   // tile record owning the line (0 = none)
     u32* ready;   // fill completion, cycles after ready_base_ (0 = none pending)
+    u32* owner;   // owner id of the tile record owning the line (only where owned_ways says so)
     std::uint8_t* valid;
     std::uint8_t* dirty;
     std::uint8_t* tensor;  // tensor of the last filler or writer (file tensors are < 256)
   };
+  // A (row, line) pair of a request: its set, tag and requested sectors.
+  struct LineRef {
+    u64 set;
+    u32 tag;
+    u32 mask;
+  };
   SetView set_view(u64 set) const;
+  SetView set_view(std::byte* block, u64 set) const;
   u64 set_of(u64 line) const;
   void check_address_window(const trace::RangeAccess& a);
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
   void insert_slot(u64 hash, u32 id);
+  u32 acquire_owner(u32 record);
+  void recycle_owners();
+  void release_all_owners();
   unsigned partition_of_set(u64 set) const;
-  void visit_line(u64 line, u64 set, unsigned mask, const trace::RangeAccess& a, u32 rec, bool own, Visit& v);
-  int choose_victim(const SetView& s) const;
-  int find_way(const SetView& s, u32 tag) const;
-  int lowest_stamp_way(const u32* stamp) const;
-  void evict(const SetView& s, int way, u32 rec, Visit& v);
+  void gather_lines(const trace::RangeAccess& a);
+  template <int W>
+  void mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways);
+  template <int W>
+  void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
+  template <int W, trace::AccessKind K, bool Own>
+  void visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
@@ -181,6 +206,7 @@ class L2Cache {
   L2Geometry geometry_;
   L2Options options_;
   std::unique_ptr<ReplacementPolicy> policy_;
+  ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
   i64 sets_ = 0;
   int ways_ = 0;
@@ -192,18 +218,26 @@ class L2Cache {
   std::unique_ptr<Block> block_;  // all sets' line state
   size_t set_stride_ = 0;         // bytes per set
   size_t meta_bytes_ = 0;         // bytes before the tags
+  size_t prefetch_bytes_ = 0;     // bytes of a set a lookup touches (all but the owners)
   u64 line_high_ = ~u64{0};       // high 32 bits of every line index (set on first use)
   double ready_base_ = 0;
 
   std::vector<TileRecord> records_;  // [0] unused
-  std::vector<u32> record_stamp_;    // refresh given to owned lines by fast-path hits
+  // Owner ids (see acquire_owner), index 0 = none: the recency refresh that
+  // fast-path hits gave the owner's lines, its record, how many lines it owns.
+  std::vector<u32> owner_stamp_, owner_record_, owner_lines_;
+  std::vector<u32> free_owners_;
+  std::vector<u32> released_;  // ids that lost their last line during this access
   std::vector<u64> record_slots_;    // open addressing: fingerprint << 32 | id, 0 = empty
   bool any_owner_ = false;           // some line has had an owner since the last rebuild
   struct Fill {
     u64 set;
     int way;
   };
-  std::vector<Fill> fills_;  // lines filled by the last access
+  std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
+  size_t fill_count_ = 0;
+  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_
+  size_t line_count_ = 0;
   u32 last_record_ = 0;
   bool last_was_read_lookup_ = false;
 

@@ -32,6 +32,27 @@ class ReplacementPolicy {
 //       than the cache keeps part of its lines, as the H200's L2 does.
 // Throws iosim::InputError listing the valid names.
 std::unique_ptr<ReplacementPolicy> make_replacement_policy(std::string_view name);
+
+// The same policies as plain data, for the L2's per-line hot path (no virtual
+// call per line). `bip` fills go to MRU when bip_mru(now, line) is true.
+struct ReplacementRule {
+  bool hit_refreshes = true;
+  bool bimodal = false;
+  static constexpr u64 kMruOneIn = 32;  // Qureshi et al.'s epsilon = 1/32
+  // splitmix64 finaliser: a deterministic stand-in for the hardware's random bit.
+  static u64 mix(u64 x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  u64 fill_stamp(u64 now, u64 line) const {
+    if (!bimodal) return now;
+    return mix(line * 0x100000001b3ull ^ now) % kMruOneIn == 0 ? now : 0;
+  }
+};
+// Throws iosim::InputError listing the valid names.
+ReplacementRule replacement_rule(std::string_view name);
 std::vector<std::string> replacement_policy_names();
 
 }  // namespace iosim::memory
