@@ -414,6 +414,28 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results_for_every_alg
   }
 }
 
+// Set sampling 1/16 against the exact model on every algorithm: DRAM bytes,
+// hit rate and time within 2%; requested bytes exact.
+BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algorithm) {
+  const auto p = a100_with_l2(i64{4} << 20);
+  using A = trace::Algorithm;
+  for (const A a : {A::fa2, A::fa1, A::standard}) {
+    const auto tr = build(p, a, Pass::fwdbwd, 2, 8, 2048, 64, a == A::fa2);
+    EngineOptions sampled;
+    sampled.l2_set_sampling = 16;
+    const auto x = engine::simulate(tr, p, {}), y = engine::simulate(tr, p, sampled);
+    const auto tx = x.total.l2.total(), ty = y.total.l2.total();
+    BOOST_TEST(ty.bytes == tx.bytes);
+    BOOST_TEST(ty.sectors == tx.sectors);
+    BOOST_TEST(rel_diff(static_cast<double>(y.total.dram_read_bytes), static_cast<double>(x.total.dram_read_bytes)) < 0.02);
+    BOOST_TEST(rel_diff(static_cast<double>(y.total.dram_write_bytes + y.total.dirty_left_bytes),
+                        static_cast<double>(x.total.dram_write_bytes + x.total.dirty_left_bytes)) < 0.02);
+    BOOST_TEST(std::abs(static_cast<double>(ty.hit_sectors - tx.hit_sectors) / static_cast<double>(tx.sectors)) < 0.02);
+    BOOST_TEST(rel_diff(y.total.seconds, x.total.seconds) < 0.02);
+    BOOST_TEST(y.total.l2.line_visits < x.total.l2.line_visits / 8);
+  }
+}
+
 // Standard attention with S and P 32x the L2: DRAM traffic is the analytic
 // count (S and P written and read once; Q, K, V read and O written once).
 BOOST_AUTO_TEST_CASE(standard_attention_dram_bytes_match_the_analytic_count_when_s_exceeds_l2) {

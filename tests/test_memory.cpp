@@ -483,6 +483,17 @@ BOOST_AUTO_TEST_CASE(every_sector_written_is_found_again_across_hash_blocks) {
   BOOST_TEST(!l2.holds(base + 200 * 1024 + 64));
 }
 
+BOOST_AUTO_TEST_CASE(bad_set_sampling_is_an_input_error) {
+  for (const int s : {0, 3, 512}) {
+    L2Options o = options();
+    o.set_sampling = s;
+    BOOST_CHECK_THROW(L2Cache(small_l2(1 << 20), o), InputError);
+  }
+  L2Options o = options();
+  o.set_sampling = 256;
+  BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024), o), InputError);  // 32 sets: not a multiple of 256
+}
+
 BOOST_AUTO_TEST_CASE(unknown_policy_and_bad_geometry_are_input_errors) {
   BOOST_CHECK_THROW(L2Cache(small_l2(), options("plru")), InputError);
   BOOST_CHECK_THROW(L2Cache(L2Geometry{100000, 128, 32, 16, 1}, options()), InputError);
@@ -492,6 +503,81 @@ BOOST_AUTO_TEST_CASE(unknown_policy_and_bad_geometry_are_input_errors) {
 
 // ---------------------------------------------------------------------------
 // Timing.
+
+// Set sampling: a sampled cache simulates its sets exactly, so a working set
+// below the L2 still hits on (nearly) every re-read and one twice the L2 misses,
+// requested sectors stay exact, and it keeps 1 / S of the sets.
+BOOST_AUTO_TEST_CASE(set_sampled_cache_keeps_exact_requests_and_lru_behaviour) {
+  for (const int s : {4, 16}) {
+    for (const double factor : {0.5, 2.0}) {
+      L2Options o = options();
+      o.set_sampling = s;
+      L2Cache l2(small_l2(1 << 20, 2), o);
+      const i64 bytes = static_cast<i64>(factor * (1 << 20));
+      double now = 0;
+      sweep(l2, kBase, bytes, 4096, now);
+      const auto first = reads(l2);
+      sweep(l2, kBase, bytes, 4096, now);
+      const auto second = reads(l2).minus(first);
+      BOOST_TEST(second.sectors == bytes / 32);
+      BOOST_TEST(second.bytes == bytes);
+      // Tiles with no sampled line take their tensor's recent ratio: the
+      // first of them after the switch from misses to hits is off.
+      const double hit_share = static_cast<double>(second.hit_sectors) / static_cast<double>(second.sectors);
+      if (factor < 1) BOOST_TEST(hit_share > 0.97);
+      else BOOST_TEST(second.miss_sectors == second.sectors);
+      BOOST_TEST(first.miss_sectors == first.sectors);
+      BOOST_TEST(l2.set_sampling() == s);
+    }
+  }
+  // Exactly 1 in S set groups is simulated, in both partitions alike.
+  L2Options o = options();
+  o.set_sampling = 16;
+  const L2Cache l2(small_l2(4 << 20, 2), o);
+  i64 sampled[2] = {0, 0};
+  for (u64 line = 0; line < (u64{16} << 15); ++line)
+    if (l2.sampled(kBase + line * 128)) ++sampled[l2.partition_of(kBase + line * 128)];
+  const double expect = static_cast<double>(u64{16} << 15) / 16 / 2;
+  for (const i64 n : sampled) BOOST_TEST(std::abs(static_cast<double>(n) / expect - 1) < 0.05);
+}
+
+// A random mix of strided tiles through a sampled and an exact cache: the
+// estimated misses, fetches and write-backs stay within a few percent.
+BOOST_AUTO_TEST_CASE(set_sampled_cache_estimates_the_exact_counts) {
+  L2Options exact_o = options(), sampled_o = options();
+  sampled_o.set_sampling = 8;
+  L2Cache exact(small_l2(1 << 20, 2), exact_o), sampled(small_l2(1 << 20, 2), sampled_o);
+  std::mt19937_64 rng(7);
+  double now = 0;
+  for (int i = 0; i < 20000; ++i) {
+    RangeAccess a;
+    const int tensor = static_cast<int>(rng() % 4);
+    a.kind = rng() % 4 == 0 ? AccessKind::Write : AccessKind::Read;
+    a.tensor = static_cast<trace::TensorIndex>(tensor);
+    a.rows = 64;
+    a.row_bytes = 128;
+    a.stride = 2048;
+    // Tensors 0 and 1 fit in the L2 together, 2 and 3 are three times its size.
+    const u64 region = tensor < 2 ? u64{256} << 10 : u64{3} << 20;
+    a.addr = kBase + static_cast<u64>(tensor) * (u64{4} << 20) + (rng() % (region / 2048 - 64)) * 2048 + (rng() % 16) * 128;
+    for (L2Cache* c : {&exact, &sampled}) {
+      c->access(a, now, 0);
+      c->complete(now, now);
+    }
+    now += 1000;
+  }
+  const auto x = exact.counters(), y = sampled.counters();
+  BOOST_TEST(y.total().sectors == x.total().sectors);
+  auto near = [](i64 a, i64 b) { return std::abs(static_cast<double>(a) / static_cast<double>(b) - 1) < 0.05; };
+  BOOST_TEST_MESSAGE("sampled/exact: misses " << y.total().miss_sectors << "/" << x.total().miss_sectors << ", fetch "
+                     << y.fetch_sectors << "/" << x.fetch_sectors << ", write-back " << y.writeback_sectors << "/"
+                     << x.writeback_sectors << ", dirty " << sampled.dirty_sectors() << "/" << exact.dirty_sectors());
+  BOOST_TEST(near(y.total().miss_sectors, x.total().miss_sectors));
+  BOOST_TEST(near(y.fetch_sectors, x.fetch_sectors));
+  BOOST_TEST(near(y.writeback_sectors, x.writeback_sectors));
+  BOOST_TEST(near(sampled.dirty_sectors(), exact.dirty_sectors()));
+  BOOST_TEST(y.line_visits < x.line_visits / 4);
+}
 
 BOOST_AUTO_TEST_CASE(far_partition_hits_cost_the_far_latency) {
   const auto p = test_profile();

@@ -326,6 +326,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   l2o.replacement = options.l2_replacement;
   l2o.merge_window_cycles = options.l2_merge_window_cycles;
   l2o.tile_fast_path = options.l2_tile_fast_path;
+  l2o.set_sampling = options.l2_set_sampling;
   memory::MemorySystem mem(p, l2o);
   std::unique_ptr<Timeline> timeline;
   if (!options.timeline_path.empty())

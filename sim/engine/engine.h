@@ -13,12 +13,17 @@
 //   - Compute time of a step: tensor FLOPs at the per-SM tensor rate, plus
 //     FP32 ops at the per-SM FP32 instruction rate (fp32 FLOP/s / 2), plus
 //     SFU ops at the per-SM SFU rate; the three are not overlapped within a CTA.
+//     The sum is divided by the kernel family's compute_efficiency, and the CTA
+//     then spends the family's step_overhead cycles (not holding the SM's
+//     pipes) before the step ends; both from the profile's kernel_families
+//     (uncalibrated families: 1 and 0).
 //   - Every request goes through memory::MemorySystem at the moment it is
 //     issued; an event queue over CTAs orders them by simulated time, so the
 //     requests of concurrently running CTAs reach the L2 interleaved.
 //
 // docs/engine.md states what is modelled and what is assumed.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +43,17 @@ struct EngineOptions {
   // the hardware (standard attention's P is partly still in L2 for P V).
   bool cold_l2_per_kernel = false;
   // Identical tile reads within this window of a lookup merge into it
-  // (Hopper's L2 request coalescing). An assumption until calibrated against
-  // lts__t_sectors_srcunit_tex_op_read on the GPU; 0 disables merging.
-  double l2_merge_window_cycles = 32;
+  // (Hopper's L2 request coalescing); 0 disables merging. Unset: the
+  // profile's l2.merge_window (fitted for the H200 against
+  // lts__t_sectors_srcunit_tex_op_read). SimulationResult::options holds the
+  // value used.
+  std::optional<double> l2_merge_window_cycles;
   // Exact tile-level fast path in the L2 (false: line by line; for tests).
   bool l2_tile_fast_path = true;
+  // Simulate one L2 set group in this many and scale the counts (1 = exact;
+  // a power of two up to 256). An approximation for fast sweeps:
+  // docs/engine.md gives its measured error.
+  int l2_set_sampling = 1;
   // Idle time between consecutive kernels (launch overhead), seconds.
   double kernel_gap_seconds = 0;
   // Chrome Trace Event output (empty: none) and its event cap.
@@ -81,6 +92,8 @@ struct KernelResult {
   trace::CtaResources cta;
   int stages = 1;
   Occupancy occupancy;
+  std::string family;            // trace::KernelFamily name; empty for a kernel of no known family
+  profile::FamilyTiming timing;  // the compute calibration used (timing.calibrated: fitted for this GPU)
 
   i64 sector_bytes = 32;      // L2 sector size of the profile (counters below are in sectors)
   memory::L2Counters l2;      // requests, hits/misses (sector and lookup views), per tensor

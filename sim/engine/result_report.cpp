@@ -94,6 +94,7 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   j.field("l2_replacement", r.options.l2_replacement);
   j.field("cold_l2_per_kernel", r.options.cold_l2_per_kernel);
   j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles);
+  j.field("l2_set_sampling", r.options.l2_set_sampling);
   j.field("kernel_gap_seconds", r.options.kernel_gap_seconds);
   j.field("host_seconds", r.host_seconds);
   if (!r.options.timeline_path.empty()) {
@@ -147,7 +148,10 @@ void row(std::ostream& out, const KernelResult& k) {
 
 void print_result_table(std::ostream& out, const SimulationResult& r) {
   out << "Timing engine (profile " << r.profile << ", L2 " << r.options.l2_replacement
-      << (r.options.cold_l2_per_kernel ? ", cold L2 at each kernel" : ", L2 carried across kernels") << ")\n";
+      << (r.options.cold_l2_per_kernel ? ", cold L2 at each kernel" : ", L2 carried across kernels");
+  if (r.options.l2_set_sampling > 1)
+    out << ", APPROXIMATE: 1 in " << r.options.l2_set_sampling << " L2 set groups simulated, counts scaled";
+  out << ")\n";
   char head[256];
   std::snprintf(head, sizeof head, "%-22s %10s %11s %11s %11s %8s %8s %5s %6s  %s\n", "kernel", "time ms", "DRAM read",
                 "DRAM write", "dirty left", "L2 hit", "lookup", "CTA/SM", "waves", "bound");

@@ -125,6 +125,7 @@ L2Counters L2Counters::minus(const L2Counters& o) const {
   d.line_visits = line_visits - o.line_visits;
   d.fast_path_requests = fast_path_requests - o.fast_path_requests;
   d.dirty_mark_visits = dirty_mark_visits - o.dirty_mark_visits;
+  d.unsampled_requests = unsampled_requests - o.unsampled_requests;
   return d;
 }
 
@@ -136,6 +137,7 @@ struct L2Cache::TileRecord {
   double data_ready = 0;  // when the last read lookup's data arrived
   double fill_ready = 0;  // latest fill-ready time over owned lines
   i64 sectors = 0;        // requested sectors of one access
+  i64 sampled_sectors = 0;  // ... in sampled sets (set sampling; else = sectors)
   u32 lookups = 0;        // non-merged lookups so far
   u32 owner_id = 0;        // its id as an owner of lines (0 = owns none)
   std::uint8_t partition_mask = 0;
@@ -184,6 +186,20 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   hit_refreshes_ = policy_->hit_refreshes();
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
+  sampling_ = options_.set_sampling;
+  if (!is_pow2(sampling_) || sampling_ > 256)
+    throw InputError("L2 set sampling must be a power of two from 1 to 256 (got " + std::to_string(sampling_) + ")");
+  if (sampling_ > 1) {
+    if (!is_pow2(geometry_.partitions))
+      throw InputError("L2 set sampling needs a power-of-two partition count (got " + std::to_string(geometry_.partitions) + ")");
+    partition_bits_ = static_cast<unsigned>(std::countr_zero(static_cast<u64>(geometry_.partitions)));
+    if (sets_ % (sampling_ << partition_bits_) != 0)
+      throw InputError("L2 set sampling 1/" + std::to_string(sampling_) + ": the " + std::to_string(sets_) +
+                       " sets are not a multiple of " + std::to_string(sampling_ << partition_bits_) +
+                       " (sampling x partitions); use a smaller sampling factor");
+  }
+  stored_sets_ = sets_ / sampling_;
+  if (sampling_ > 1) choose_sampled_sets();
   ways_ = static_cast<int>(geometry_.ways);
   line_shift_ = static_cast<unsigned>(std::countr_zero(static_cast<u64>(geometry_.line_bytes)));
   sector_shift_ = static_cast<unsigned>(std::countr_zero(static_cast<u64>(geometry_.sector_bytes)));
@@ -193,7 +209,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   meta_bytes_ = (2 * sizeof(u64) + 3 * w + 63) / 64 * 64;
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
   prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
-  block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(sets_));
+  block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(stored_sets_));
   records_.reserve(static_cast<size_t>(options_.max_tile_records) + 2);
   records_.emplace_back();
   release_all_owners();
@@ -239,10 +255,36 @@ unsigned L2Cache::partition_of_set(u64 set) const {
   return static_cast<unsigned>(set % static_cast<u64>(geometry_.partitions));
 }
 
+// Picks sets_ / sampling_ sets: the groups (sets equal but for their
+// partition bits) with the lowest values of a fixed 64-bit mix of their index.
+void L2Cache::choose_sampled_sets() {
+  const u64 groups = static_cast<u64>(sets_) >> partition_bits_;
+  std::vector<std::pair<u64, u64>> keyed(groups);
+  for (u64 g = 0; g < groups; ++g) {
+    u64 h = (g + 1) * 0x9e3779b97f4a7c15ull;  // splitmix64 finaliser
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    keyed[g] = {h ^ (h >> 31), g};
+  }
+  const u64 kept = groups / static_cast<u64>(sampling_);
+  std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(kept), keyed.end());
+  std::sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(kept),
+            [](const auto& x, const auto& y) { return x.second < y.second; });  // stored in set order
+  stored_index_.assign(static_cast<size_t>(sets_), kUnsampled);
+  const u64 per_group = u64{1} << partition_bits_;
+  for (u64 k = 0; k < kept; ++k)
+    for (u64 p = 0; p < per_group; ++p)
+      stored_index_[keyed[k].second * per_group + p] = static_cast<u32>(k * per_group + p);
+}
+
+bool L2Cache::sampled(u64 addr) const { return is_sampled_set(set_of(addr >> line_shift_)); }
+
 bool L2Cache::holds(u64 addr) const {
   const u64 line = addr >> line_shift_;
   if ((line >> 32) != line_high_) return false;
-  const SetView s = set_view(set_of(line));
+  const u64 set = set_of(line);
+  if (!is_sampled_set(set)) return false;
+  const SetView s = set_view(stored_set(set));
   const unsigned sector = static_cast<unsigned>((addr & static_cast<u64>(geometry_.line_bytes - 1)) >> sector_shift_);
   for (int w = 0; w < ways_; ++w)
     if (((*s.valid_ways >> w) & 1u) != 0 && s.tag[w] == static_cast<u32>(line)) return (s.valid[w] >> sector) & 1u;
@@ -251,11 +293,11 @@ bool L2Cache::holds(u64 addr) const {
 
 i64 L2Cache::resident_sectors() const {
   i64 n = 0;
-  for (i64 set = 0; set < sets_; ++set) {
+  for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
     for (int w = 0; w < ways_; ++w) n += popc(s.valid[w]);
   }
-  return n;
+  return n * sampling_;
 }
 
 // Tags keep the low 32 bits of line indices: every address of a run must lie
@@ -284,7 +326,7 @@ u32 L2Cache::encode_ready(double t) const {
 }
 
 void L2Cache::begin_kernel(double now) {
-  for (i64 set = 0; set < sets_; ++set) {
+  for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
     std::fill(s.ready, s.ready + ways_, 0u);
   }
@@ -373,7 +415,7 @@ void L2Cache::release_all_owners() {
 // lines first (each keeps max(own stamp, owner's stamp)), so replacement
 // decisions do not change; only the fast path is lost until tiles repeat.
 void L2Cache::rebuild_records(double now) {
-  for (i64 set = 0; any_owner_ && set < sets_; ++set) {
+  for (i64 set = 0; any_owner_ && set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
     for (u64 m = *s.owned_ways; m != 0; m &= m - 1) {
       const int w = std::countr_zero(m);
@@ -705,8 +747,18 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit&
 // Within an aligned block of 512 lines the XOR fold only flips the low 9
 // bits (fold(B + k) = fold(B) ^ k), and when the set count is a multiple of
 // 512 the modulo keeps the block together, so a set costs one XOR per line.
+// With set sampling only lines of sampled sets are kept (under their stored
+// set index); the request's sectors are counted over all its lines.
+void L2Cache::gather_lines(const trace::RangeAccess& a) {
+  if (sampling_ > 1) gather_lines<true>(a);
+  else gather_lines<false>(a);
+}
+
+template <bool Sampled>
 void L2Cache::gather_lines(const trace::RangeAccess& a) {
   line_count_ = 0;
+  request_sectors_ = 0;
+  request_partitions_ = 0;
   if (a.row_bytes <= 0) return;
   const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
   const u64 per_row = static_cast<u64>(a.row_bytes) / line_bytes + 2;
@@ -714,9 +766,11 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (lines_.size() < bound) lines_.resize(bound);
   LineRef* out = lines_.data();
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
+  const int full_sectors = popc(full);
   const u64 byte_in_line = line_bytes - 1;
   constexpr u64 kBlock = 512;
   const bool blocked = sets_ % static_cast<i64>(kBlock) == 0;
+  const u32* const stored_index = stored_index_.data();
   u64 block = ~u64{0}, block_fold = 0, block_set = 0;
   auto emit = [&](u64 line, unsigned mask) {
     u64 set;
@@ -731,6 +785,11 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
     } else {
       set = set_of(line);
     }
+    if constexpr (Sampled) {
+      const u32 stored = stored_index[set];
+      if (stored == kUnsampled) return;
+      set = stored;
+    }
     *out++ = {set, static_cast<u32>(line), mask};
   };
   // Row r covers lines first + r * step ... + span; rows whose stride is a
@@ -743,6 +802,9 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
     tail = (2u << (((end - 1) & byte_in_line) >> sector_shift_)) - 1u;
     if (span == 0) head &= tail;
   };
+  auto row_sectors = [&](u64 span, unsigned head, unsigned tail) {
+    return span == 0 ? i64{popc(head)} : i64{popc(head)} + popc(tail) + static_cast<i64>(span - 1) * full_sectors;
+  };
   auto emit_row = [&](u64 first, u64 span, unsigned head, unsigned tail) {
     emit(first, head);
     if (span == 0) return;
@@ -752,12 +814,21 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   u64 first, span;
   unsigned head, tail;
   row_shape(a.addr, first, span, head, tail);
+  if constexpr (Sampled) {
+    // Partitions of the first two lines and of the last row's first line,
+    // exactly (sampled lines alone may miss a partition the request uses).
+    const u64 last_first = (a.addr + static_cast<u64>((a.rows - 1) * a.stride)) >> line_shift_;
+    request_partitions_ = (1u << partition_of_set(set_of(first))) | (1u << partition_of_set(set_of(last_first)));
+    if (span > 0) request_partitions_ |= 1u << partition_of_set(set_of(first + 1));
+  }
   if (a.rows == 1 || (a.stride >= 0 && (static_cast<u64>(a.stride) & byte_in_line) == 0)) {
     const u64 step = a.rows > 1 ? static_cast<u64>(a.stride) >> line_shift_ : 0;
+    request_sectors_ = row_sectors(span, head, tail) * a.rows;
     for (i64 r = 0; r < a.rows; ++r, first += step) emit_row(first, span, head, tail);
   } else {
     for (i64 r = 0; r < a.rows; ++r) {
       row_shape(a.addr + static_cast<u64>(r * a.stride), first, span, head, tail);
+      request_sectors_ += row_sectors(span, head, tail);
       emit_row(first, span, head, tail);
     }
   }
@@ -818,6 +889,7 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
+    if (sampling_ > 1) note_sampled_hits(a, rec->sampled_sectors);
     if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
     out.sectors = rec->sectors;
     out.far = (rec->partition_mask & other_partitions) != 0;
@@ -847,6 +919,7 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     rec->all_dirty = true;
     rec->tensor = a.tensor;
     ++rec->lookups;
+    if (sampling_ > 1) note_sampled_hits(a, rec->sampled_sectors);
     out.sectors = rec->sectors;
     out.far = (rec->partition_mask & other_partitions) != 0;
     out.pending_ready = rec->fill_ready;
@@ -862,14 +935,21 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
+  if (sampling_ > 1) writeback_before_.assign(counters_.tensor.size(), 0);
+  for (size_t t = 0; sampling_ > 1 && t < counters_.tensor.size(); ++t)
+    writeback_before_[t] = counters_.tensor[t].writeback_sectors;
   if (ways_ == 16) visit_lines(a, rid, own, v, Ways<16>{16});
   else visit_lines(a, rid, own, v, Ways<0>{ways_});
+  const i64 sampled_sectors = v.hits + v.misses;
+  if (sampling_ > 1) estimate_from_sample(a, v, sampled_sectors);
   rec = &records_[rid];
   rec->sectors = v.hits + v.misses;
+  rec->sampled_sectors = sampled_sectors;
   rec->partition_mask = static_cast<std::uint8_t>(v.partition_mask);
   if (own) {
     rec->owner = true;
-    rec->valid = !v.evicted_own;
+    // A tile with no line in a sampled set proves nothing about its lines.
+    rec->valid = !v.evicted_own && sampled_sectors > 0;
     rec->all_dirty = v.all_dirty;
     rec->tensor = a.tensor;
     rec->fill_ready = v.pending;  // the latest fill time over its lines, as they are all hit or new
@@ -892,6 +972,66 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
   return out;
 }
 
+void L2Cache::SampleStats::add(i64 sectors, i64 misses, i64 fetch) {
+  if (sectors <= 0) return;
+  const double n = static_cast<double>(sectors);
+  const double w = seen ? std::min(1.0, n / kSampleWindow) : 1.0;
+  miss_ratio += w * (static_cast<double>(misses) / n - miss_ratio);
+  fetch_ratio += w * (static_cast<double>(fetch) / n - fetch_ratio);
+  seen = true;
+}
+
+L2Cache::SampleStats& L2Cache::sample_stats(const trace::RangeAccess& a) {
+  const size_t key = static_cast<size_t>(a.tensor) * kAccessKinds + static_cast<size_t>(a.kind);
+  if (sample_stats_.size() <= key) sample_stats_.resize(key + 1);
+  return sample_stats_[key];
+}
+
+// Set sampling: a request answered by its tile record hit on all its sampled sectors.
+void L2Cache::note_sampled_hits(const trace::RangeAccess& a, i64 sampled_sectors) {
+  sample_stats(a).add(sampled_sectors, 0, 0);
+}
+
+// Set sampling: turns the counts of a request's sampled lines into estimates
+// for the whole request. Misses and fetches scale by the request's sectors
+// over its sampled sectors (a ratio estimate, so they stay within the
+// request); a request with no sampled line takes the recent ratios of its
+// tensor and access kind. Write-backs are evictions from the sampled sets,
+// each standing for `sampling_` sets, so they scale by the sampling factor,
+// as the dirty and resident totals do. Fractions are carried to the next
+// request, so totals are not biased by rounding.
+void L2Cache::estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sampled_sectors) {
+  const i64 total = request_sectors_;
+  SampleStats& st = sample_stats(a);
+  double misses, fetch;
+  if (sampled_sectors > 0) {
+    st.add(sampled_sectors, v.misses, v.fetch);
+    const double scale = static_cast<double>(total) / static_cast<double>(sampled_sectors);
+    misses = static_cast<double>(v.misses) * scale;
+    fetch = static_cast<double>(v.fetch) * scale;
+  } else {
+    ++counters_.unsampled_requests;
+    const bool fetches = a.kind != trace::AccessKind::Write;  // before any sample: all miss
+    misses = static_cast<double>(total) * st.miss_ratio;
+    fetch = static_cast<double>(total) * (st.seen || fetches ? st.fetch_ratio : 0.0);
+  }
+  auto take = [](double x, double& carry) {
+    const double whole = std::floor(x + carry);
+    carry += x - whole;
+    return static_cast<i64>(whole);
+  };
+  const i64 m = std::clamp<i64>(take(misses, miss_carry_), 0, total);
+  v.misses = m;
+  v.hits = total - m;
+  v.fetch = std::clamp<i64>(take(fetch, fetch_carry_), 0, m);
+  v.writeback *= sampling_;
+  for (size_t t = 0; t < writeback_before_.size(); ++t) {
+    i64& w = counters_.tensor[t].writeback_sectors;
+    w = writeback_before_[t] + (w - writeback_before_[t]) * sampling_;
+  }
+  v.partition_mask |= request_partitions_;
+}
+
 void L2Cache::complete(double fill_ready, double data_ready) {
   if (fill_count_ != 0) {
     const u32 encoded = encode_ready(fill_ready);
@@ -912,7 +1052,7 @@ void L2Cache::complete(double fill_ready, double data_ready) {
 }
 
 i64 L2Cache::flush() {
-  const i64 dropped = dirty_sectors_;
+  const i64 dropped = dirty_sectors();
   std::memset(block_->data_, 0, block_->size_);
   for (auto& r : records_) {
     r.owner = r.valid = r.all_dirty = false;

@@ -25,6 +25,21 @@
 // locals, touches a line's owner only when the line has one, and names
 // owners by small recycled ids so their stamps stay in the host's caches.
 //
+// Set sampling (optional, approximate). With `set_sampling` = S > 1 only one
+// set group in S is simulated (a group is the sets that differ only in their
+// partition bits, so both partitions are sampled alike; the groups are picked
+// by a fixed pseudo-random permutation, not by index bits, so that strided
+// tiles, whose lines share low set-index bits, are sampled line by line
+// rather than all or nothing); a request's
+// counts are estimated from its lines in sampled sets, scaled by its total
+// sectors over its sampled sectors (a request with no sampled line takes
+// its tensor's running miss ratio), and state totals (dirty, resident) are
+// scaled by S. Because the set index is a hash of the address, each set sees
+// an unbiased share of the lines (Kessler, Hill and Wood, "A comparison of
+// trace-sampling techniques for multi-megabyte caches", IEEE TC 1994).
+// Requested bytes and sectors stay exact; docs/engine.md gives the measured
+// error. S = 1 is the exact model.
+//
 // Merging. A read of the identical tile (same address range) that arrives
 // less than `merge_window_cycles` after a read lookup of it is merged into
 // that lookup: it changes no cache state, costs no lookup, counts its sectors
@@ -70,6 +85,8 @@ struct L2Options {
   bool tile_fast_path = true;
   // Tile records kept before old ones are dropped (memory bound).
   i64 max_tile_records = i64{1} << 16;
+  // Simulate one set group in this many (a power of two, 1..256; 1 = exact).
+  int set_sampling = 1;
 };
 
 // Indexed by AccessKind: Read, Write, ReduceAdd.
@@ -109,6 +126,7 @@ struct L2Counters {
   i64 line_visits = 0;                 // (row, line) pairs looked up one by one
   i64 fast_path_requests = 0;          // requests answered by a tile record
   i64 dirty_mark_visits = 0;           // lines of writes to valid tiles: only their dirty bits change
+  i64 unsampled_requests = 0;          // set sampling: requests with no line in a sampled set
   L2KindCounts total() const;
   L2Counters minus(const L2Counters& o) const;
 };
@@ -148,9 +166,15 @@ class L2Cache {
   // cycle offsets from here; a kernel longer than 2^32 cycles is rejected.
   void begin_kernel(double now);
 
-  i64 dirty_sectors() const { return dirty_sectors_; }
+  // Dirty and resident sectors (estimates, scaled by the sampling factor,
+  // when sets are sampled).
+  i64 dirty_sectors() const { return dirty_sectors_ * sampling_; }
   i64 resident_sectors() const;
-  bool holds(u64 addr) const;  // the sector holding addr is valid
+  // The sector holding addr is valid. With set sampling, false for an
+  // address whose set is not simulated (see sampled()).
+  bool holds(u64 addr) const;
+  bool sampled(u64 addr) const;  // its set is simulated
+  int set_sampling() const { return static_cast<int>(sampling_); }
   int partition_of(u64 addr) const;
   const L2Counters& counters() const { return counters_; }
   const L2Geometry& geometry() const { return geometry_; }
@@ -184,6 +208,14 @@ class L2Cache {
   SetView set_view(u64 set) const;
   SetView set_view(std::byte* block, u64 set) const;
   u64 set_of(u64 line) const;
+  // Set sampling: whether a (full) set index is simulated, and its index in
+  // the stored sets (the partition bits stay the low bits).
+  static constexpr u32 kUnsampled = ~u32{0};
+  bool is_sampled_set(u64 set) const { return sampling_ == 1 || stored_index_[set] != kUnsampled; }
+  u64 stored_set(u64 set) const { return sampling_ == 1 ? set : stored_index_[set]; }
+  void choose_sampled_sets();
+  void estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sampled_sectors);
+  void note_sampled_hits(const trace::RangeAccess& a, i64 sampled_sectors);
   void check_address_window(const trace::RangeAccess& a);
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
@@ -192,6 +224,8 @@ class L2Cache {
   void recycle_owners();
   void release_all_owners();
   unsigned partition_of_set(u64 set) const;
+  void gather_lines(const trace::RangeAccess& a);
+  template <bool Sampled>
   void gather_lines(const trace::RangeAccess& a);
   template <int W>
   void mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways);
@@ -208,7 +242,11 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
-  i64 sets_ = 0;
+  i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
+  i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
+  i64 sampling_ = 1;
+  unsigned partition_bits_ = 0;
+  std::vector<u32> stored_index_;  // set sampling: per set, its stored index or kUnsampled
   int ways_ = 0;
   u64 all_ways_ = 0;
   unsigned line_shift_ = 7, sector_shift_ = 5;
@@ -238,6 +276,21 @@ class L2Cache {
   size_t fill_count_ = 0;
   std::vector<LineRef> lines_;  // lines of the current access: the first line_count_
   size_t line_count_ = 0;
+  i64 request_sectors_ = 0;     // sectors of the current access (all lines, sampled or not)
+  unsigned request_partitions_ = 0;  // set sampling: partitions of a few of its lines, computed exactly
+  // Set sampling: per (tensor, kind), the recent miss and fetch ratios of
+  // sampled sectors (moving averages over about kSampleWindow sectors), for
+  // requests with no sampled line; and rounding carries of the scaled counts.
+  static constexpr double kSampleWindow = 64;
+  struct SampleStats {
+    bool seen = false;
+    double miss_ratio = 1, fetch_ratio = 1;
+    void add(i64 sectors, i64 misses, i64 fetch);
+  };
+  std::vector<SampleStats> sample_stats_;  // by tensor x access kind
+  SampleStats& sample_stats(const trace::RangeAccess& a);
+  std::vector<i64> writeback_before_;      // per tensor, before the access's line visits
+  double miss_carry_ = 0, fetch_carry_ = 0;
   u32 last_record_ = 0;
   bool last_was_read_lookup_ = false;
 
