@@ -2,19 +2,22 @@
 """Compare Nsight Compute counters (experiments/validate_counters.sh) with iosim's predictions.
 
 Usage: experiments/compare_counters.py NCU_DIR PROFILE [--iosim build/sim/iosim] [--md OUT.md]
-For each configuration of experiments/validate_configs.txt, runs
+                                      [--configs experiments/validate_configs.txt]
+For each configuration of the configuration file (default experiments/validate_configs.txt), runs
 `iosim simulate FLAGS --profile PROFILE --cold-l2 --json` (ncu flushes caches before each kernel)
 and prints, per kernel, measured vs predicted:
   SM<->L2 bytes (l1tex xbar counters vs the trace's exact count),
   DRAM read / write bytes, L2 read lookups and their hit rate, and time.
+experiments/fit_calibration.py MEASURED_DIR --evaluate --configs FILE gives the same comparison with
+the bench medians and summary statistics (and fits the profile's parameters on the calibration set).
 """
 import argparse, csv, json, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def configs():
-    for line in open(os.path.join(HERE, "validate_configs.txt")):
+def configs(path):
+    for line in open(path):
         if line.strip() and not line.startswith("#"):
             name, regex, count, flags = [x.strip() for x in line.split(";")]
             yield name, flags.split()
@@ -37,15 +40,17 @@ def main():
     ap.add_argument("profile")
     ap.add_argument("--iosim", default="build/sim/iosim")
     ap.add_argument("--md")
+    ap.add_argument("--configs", default=os.path.join(HERE, "validate_configs.txt"))
     a = ap.parse_args()
     out = []
     p = out.append
-    dev = open(os.path.join(a.ncu_dir, "device.txt")).read().strip()
+    name_file = os.path.join(a.ncu_dir, "device-name.txt")  # validate_counters.sh since 2026-11-22
+    dev = open(name_file if os.path.exists(name_file) else os.path.join(a.ncu_dir, "device.txt")).read().strip()
     p(f"Device: {dev}; iosim profile: {a.profile} (cold L2 per kernel, as ncu measures)\n")
     p("| config | kernel | SM<->L2 MB meas / pred | DRAM rd MB meas / pred | DRAM wr MB meas / pred | L2 rd lookups M meas / pred | lookup hit % meas / pred | time us meas / pred |")
     p("|---|---|---|---|---|---|---|---|")
     ratios = {"dram_rd": [], "time": []}
-    for name, flags in configs():
+    for name, flags in configs(a.configs):
         path = os.path.join(a.ncu_dir, name + ".csv")
         if not os.path.exists(path):
             p(f"| {name} | (no ncu output) | | | | | | |")

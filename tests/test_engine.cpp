@@ -15,6 +15,7 @@
 #include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/result_report.h"
+#include "sim/trace/kernel_params.h"
 
 using namespace iosim;
 using engine::EngineOptions;
@@ -590,4 +591,151 @@ BOOST_AUTO_TEST_CASE(timeline_is_a_chrome_trace_with_a_track_per_sm_and_caps_its
     }
   }
   std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------------------
+// Timing calibration: the profile's kernel_families and l2.merge_window.
+
+namespace {
+
+profile::FamilyTiming fitted(double efficiency, double overhead_cycles) {
+  profile::FamilyTiming t;
+  t.calibrated = true;
+  t.compute_efficiency = efficiency;
+  t.step_overhead_cycles = overhead_cycles;
+  return t;
+}
+
+profile::HardwareProfile with_family(profile::HardwareProfile p, trace::KernelFamily f, profile::FamilyTiming t) {
+  p.kernel_families.at(static_cast<size_t>(f)) = t;
+  return p;
+}
+
+// `ctas` CTAs of `steps` compute-only steps (no loads or stores), named like one of our kernels.
+std::unique_ptr<SyntheticKernel> compute_kernel(const std::string& name, i64 ctas, i64 steps, i64 flops, i64 fp32 = 0,
+                                                i64 sfu = 0) {
+  return std::make_unique<SyntheticKernel>(name, schedule::Dim3{ctas, 1, 1}, trace::CtaResources{128, 0, 32}, 1,
+                                           [=](i64) {
+                                             RangeStep s;
+                                             s.compute = {flops, fp32, sfu};
+                                             return std::vector<RangeStep>(static_cast<size_t>(steps), s);
+                                           });
+}
+
+engine::KernelResult run_one(std::unique_ptr<SyntheticKernel> k, const profile::HardwareProfile& p) {
+  ListSource src;
+  src.add(std::move(k));
+  return run(src, p).kernels.at(0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_kernel_of_every_algorithm_belongs_to_a_kernel_family) {
+  const auto p = a100();
+  for (auto a : {trace::Algorithm::standard, trace::Algorithm::fa1, trace::Algorithm::fa2, trace::Algorithm::fa1_swapped}) {
+    const Pass pass = a == trace::Algorithm::fa1_swapped ? Pass::fwd : Pass::fwdbwd;
+    const auto run = build(p, a, pass, 1, 2, 256, 64);
+    for (const auto& k : run.kernels)
+      BOOST_TEST(trace::kernel_family_of(k.kernel->name()).has_value(), k.kernel->name() << " has no kernel family");
+  }
+  BOOST_TEST(!trace::kernel_family_of("mine").has_value());
+  BOOST_TEST(trace::to_string(trace::KernelFamily::gemm) == "gemm");
+}
+
+BOOST_AUTO_TEST_CASE(halving_compute_efficiency_doubles_a_compute_bound_kernels_compute_time) {
+  const auto p = a100();
+  const i64 flops = i64{1} << 26, fp32 = i64{1} << 20, sfu = i64{1} << 18;
+  auto kernel = [&](double efficiency) {
+    return run_one(compute_kernel("fa2_fwd", p.sm_count, 4, flops, fp32, sfu),
+                   with_family(p, trace::KernelFamily::fa2_fwd, fitted(efficiency, 0)));
+  };
+  const auto full = kernel(1.0), half = kernel(0.5);
+  BOOST_TEST(half.family == "fa2_fwd");
+  BOOST_TEST(half.timing.calibrated);
+  BOOST_TEST(half.timing.compute_efficiency == 0.5);
+  BOOST_TEST(rel_diff(half.busy.sm_pipes, 2 * full.busy.sm_pipes) < 1e-9);
+  BOOST_TEST(rel_diff(half.busy.fp32_sfu, 2 * full.busy.fp32_sfu) < 1e-9);
+  BOOST_TEST(rel_diff(half.seconds, 2 * full.seconds) < 1e-9);  // nothing but compute: exactly twice
+
+  // FA2's forward pass, bound by the SM pipes: its time nearly doubles too (the loads stay as they were).
+  auto fa2 = [&](double efficiency) {
+    const auto q = with_family(p, trace::KernelFamily::fa2_fwd, fitted(efficiency, 0));
+    return engine::simulate(build(q, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), q, {}).kernels.at(0);
+  };
+  const auto a = fa2(1.0), b = fa2(0.5);
+  BOOST_TEST(b.seconds / a.seconds > 1.8);
+  BOOST_TEST(b.seconds / a.seconds <= 2.0 + 1e-9);
+  BOOST_TEST(b.dram_read_bytes == a.dram_read_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(a_family_calibration_leaves_other_families_and_unknown_kernels_alone) {
+  auto p = a100();
+  for (size_t f = 0; f < p.kernel_families.size(); ++f) p.kernel_families[f] = fitted(0.25, 1000);
+  const auto base = run_one(compute_kernel("mma", p.sm_count, 3, i64{1} << 24), a100());
+  const auto mine = run_one(compute_kernel("mma", p.sm_count, 3, i64{1} << 24), p);
+  BOOST_TEST(mine.family == "");
+  BOOST_TEST(!mine.timing.calibrated);
+  BOOST_TEST(mine.seconds == base.seconds);
+  const auto only_gemm = with_family(a100(), trace::KernelFamily::gemm, fitted(0.25, 0));
+  BOOST_TEST(run_one(compute_kernel("fa2_fwd", p.sm_count, 3, i64{1} << 24), only_gemm).seconds ==
+             run_one(compute_kernel("fa2_fwd", p.sm_count, 3, i64{1} << 24), a100()).seconds);
+}
+
+BOOST_AUTO_TEST_CASE(step_overhead_delays_each_step_of_a_cta_without_holding_the_sm_pipes) {
+  const auto p = a100();
+  const i64 steps = 10, flops = i64{1} << 24;  // ~8,200 cycles of tensor work per step on the A100
+  const double overhead = 5000;
+  auto kernel = [&](i64 ctas, double o) {
+    return run_one(compute_kernel("fa1_fwd", ctas, steps, flops), with_family(p, trace::KernelFamily::fa1_fwd, fitted(1.0, o)));
+  };
+  // One CTA per SM: every step takes its compute plus the overhead.
+  const auto a = kernel(p.sm_count, 0), b = kernel(p.sm_count, overhead);
+  BOOST_TEST(rel_diff(b.cycles - a.cycles, steps * overhead) < 1e-9);
+  BOOST_TEST(b.busy.sm_pipes == a.busy.sm_pipes);
+  // Two CTAs per SM: while one waits out its overhead the other computes, so only the
+  // last step's overhead shows.
+  const auto c = kernel(2 * p.sm_count, 0), d = kernel(2 * p.sm_count, overhead);
+  BOOST_TEST(rel_diff(d.cycles - c.cycles, overhead) < 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(the_merge_window_comes_from_the_profile_unless_the_options_set_one) {
+  auto p = a100();
+  const auto lookups = [&](const profile::HardwareProfile& q, EngineOptions o) {
+    const auto r = engine::simulate(build(q, trace::Algorithm::fa2, Pass::fwd, 1, 8, 2048, 64), q, o);
+    return std::make_pair(r.total.l2.kind[0].lookup_sectors, *r.options.l2_merge_window_cycles);
+  };
+  p.l2_merge_window_cycles = 0;
+  const auto off = lookups(p, {});
+  p.l2_merge_window_cycles = 1e6;
+  const auto wide = lookups(p, {});
+  BOOST_TEST(off.second == 0);
+  BOOST_TEST(wide.second == 1e6);
+  BOOST_TEST(wide.first < off.first);  // concurrent CTAs of a head share K/V tile reads
+  EngineOptions o;
+  o.l2_merge_window_cycles = 0;
+  const auto overridden = lookups(p, o);
+  BOOST_TEST(overridden.first == off.first);
+  BOOST_TEST(overridden.second == 0);
+}
+
+BOOST_AUTO_TEST_CASE(json_says_whether_each_kernels_timing_is_calibrated) {
+  const auto a = a100();
+  const auto p = with_family(a, trace::KernelFamily::fa2_fwd, fitted(0.5, 100));
+  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  std::ostringstream out;
+  report::JsonWriter j(out, 0);  // compact: one line, no spaces
+  j.begin_object();
+  engine::write_result_fields(j, r);
+  j.key("kernels").begin_array();
+  for (const auto& k : r.kernels) {
+    j.begin_object();
+    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  const std::string s = out.str();
+  BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));  // bwd kernels are not
+  BOOST_TEST(s.find("\"family\":\"fa2_fwd\",\"calibrated\":true,\"compute_efficiency\":0.5") != std::string::npos);
+  BOOST_TEST(s.find("\"family\":\"fa2_bwd\",\"calibrated\":false") != std::string::npos);
 }

@@ -4,10 +4,11 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <queue>
 
 #include "sim/common/error.h"
+#include "sim/engine/event_queue.h"
 #include "sim/engine/timeline.h"
+#include "sim/trace/kernel_params.h"
 
 namespace iosim::engine {
 
@@ -15,18 +16,30 @@ namespace {
 
 using u32 = std::uint32_t;
 
-// Per-SM arithmetic rates, per cycle.
+// Per-SM arithmetic rates, per cycle, and the kernel family's calibration.
 struct SmRates {
   double tensor = 0;  // FLOP/cycle for the data type
   double fp32 = 0;    // FP32 instructions/cycle (FMA counted once)
   double sfu = 0;     // SFU ops/cycle
+  double efficiency = 1;     // the family's compute_efficiency: divides the pipe time
+  double step_overhead = 0;  // the family's step_overhead: CTA cycles per step off the pipes
   double cycles(const trace::ComputeWork& w) const {
-    return static_cast<double>(w.tensor_flops) / tensor + fp32_sfu_cycles(w);
+    return (static_cast<double>(w.tensor_flops) / tensor) / efficiency + fp32_sfu_cycles(w);
   }
   double fp32_sfu_cycles(const trace::ComputeWork& w) const {
-    return static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu;
+    return (static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu) / efficiency;
   }
 };
+
+// The calibration of a kernel's family on this profile (uncalibrated defaults
+// for kernels of no known family).
+profile::FamilyTiming family_timing(const profile::HardwareProfile& p, const std::string& kernel_name,
+                                    std::string& family) {
+  const auto f = trace::kernel_family_of(kernel_name);
+  family = f ? std::string(trace::to_string(*f)) : std::string();
+  const profile::FamilyTiming* t = f ? p.family_timing(trace::to_string(*f)) : nullptr;
+  return t ? *t : profile::FamilyTiming{};
+}
 
 double tensor_rate(const profile::HardwareProfile& p, workload::DType dt) {
   switch (dt) {
@@ -62,6 +75,8 @@ class KernelRunner {
         per_sm_(static_cast<int>(occ.ctas_per_sm)),
         partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
         total_ctas_(grid_.count()) {
+    if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << (EventQueue::kPayloadBits - 2)))
+      throw InputError("profile '" + p.name + "': more than 2^18 resident CTAs (SMs x CTAs per SM) are not supported");
     slots_.resize(static_cast<size_t>(sm_count_) * static_cast<size_t>(per_sm_));
     for (size_t i = 0; i < slots_.size(); ++i) {
       slots_[i].sm = static_cast<int>(i) / per_sm_;
@@ -82,13 +97,13 @@ class KernelRunner {
           push(t0, static_cast<u32>(sm * per_sm_ + r), EventKind::dispatch);
         }
     while (!events_.empty()) {
-      const Event e = events_.top();
-      events_.pop();
-      Slot& s = slots_[e.slot];
-      switch (e.kind) {
-        case EventKind::dispatch: dispatch(s, e.slot, e.t); break;
-        case EventKind::compute_ready: start_compute(s, e.slot, e.t); break;
-        case EventKind::compute_end: end_compute(s, e.slot, e.t); break;
+      const EventQueue::Entry e = events_.pop();
+      const u32 slot = e.payload() >> 2;
+      Slot& s = slots_[slot];
+      switch (static_cast<EventKind>(e.payload() & 3u)) {
+        case EventKind::dispatch: dispatch(s, slot, e.t); break;
+        case EventKind::compute_ready: start_compute(s, slot, e.t); break;
+        case EventKind::compute_end: end_compute(s, slot, e.t); break;
       }
     }
     return end_;
@@ -101,15 +116,6 @@ class KernelRunner {
 
  private:
   enum class EventKind : std::uint8_t { dispatch, compute_ready, compute_end };
-  struct Event {
-    double t;
-    u64 seq;
-    u32 slot;
-    EventKind kind;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.t > b.t || (a.t == b.t && a.seq > b.seq); }
-  };
   // A step whose loads have been issued into a pipeline buffer.
   struct Buffered {
     trace::RangeStep step;
@@ -127,7 +133,8 @@ class KernelRunner {
     double start = 0, last_compute_end = 0;
   };
 
-  void push(double t, u32 slot, EventKind kind) { events_.push({t, seq_++, slot, kind}); }
+  // Events carry slot << 2 | kind; ties in time run in push order.
+  void push(double t, u32 slot, EventKind kind) { events_.push(t, slot << 2 | static_cast<u32>(kind)); }
   int partition(const Slot& s) const { return s.sm * partitions_ / sm_count_; }
 
   std::string cta_label(const Slot& s) const {
@@ -188,7 +195,7 @@ class KernelRunner {
       if (start > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, start);
       if (duration > 0) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", start, start + duration);
     }
-    push(start + duration, id, EventKind::compute_end);
+    push(start + duration + rates_.step_overhead, id, EventKind::compute_end);
   }
 
   void end_compute(Slot& s, u32 id, double t) {
@@ -232,8 +239,7 @@ class KernelRunner {
   i64 queued_ = 0, next_cta_ = 0;
   std::vector<Slot> slots_;
   std::vector<double> pipe_free_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  u64 seq_ = 0;
+  EventQueue events_;
   double end_ = 0;
   trace::ComputeWork compute_;
   i64 steps_ = 0;
@@ -324,7 +330,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   const SmRates rates = sm_rates(p, source.dtype());
   memory::L2Options l2o;
   l2o.replacement = options.l2_replacement;
-  l2o.merge_window_cycles = options.l2_merge_window_cycles;
+  l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
   l2o.tile_fast_path = options.l2_tile_fast_path;
   l2o.set_sampling = options.l2_set_sampling;
   memory::MemorySystem mem(p, l2o);
@@ -335,6 +341,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   SimulationResult result;
   result.profile = p.name;
   result.options = options;
+  result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the value used
   result.tensor_names = source.tensor_names();
   const i64 sector = p.l2_sector_bytes;
   const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;
@@ -349,10 +356,14 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.cta = k->resources();
     r.stages = k->pipeline_stages();
     r.occupancy = compute_occupancy(p, r.cta, r.grid.count(), r.name);
+    r.timing = family_timing(p, r.name, r.family);
+    SmRates kernel_rates = rates;
+    kernel_rates.efficiency = r.timing.compute_efficiency;
+    kernel_rates.step_overhead = r.timing.step_overhead_cycles;
     if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;
     mem.begin_kernel(t);
     const memory::MemoryCounters before = mem.counters();
-    KernelRunner runner(*k, p, rates, r.occupancy, mem, timeline.get());
+    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get());
     const double end = runner.run(t);
     const memory::MemoryCounters d = mem.counters().minus(before);
     r.l2 = d.l2;

@@ -93,7 +93,10 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   j.field("profile", r.profile);
   j.field("l2_replacement", r.options.l2_replacement);
   j.field("cold_l2_per_kernel", r.options.cold_l2_per_kernel);
-  j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles);
+  j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles.value_or(0));
+  bool all_calibrated = !r.kernels.empty();
+  for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.timing.calibrated;
+  j.field("timing_calibrated", all_calibrated);  // every kernel's family has fitted timing on this profile
   j.field("l2_set_sampling", r.options.l2_set_sampling);
   j.field("kernel_gap_seconds", r.options.kernel_gap_seconds);
   j.field("host_seconds", r.host_seconds);
@@ -115,6 +118,12 @@ void write_kernel_result_fields(JsonWriter& j, const KernelResult& k, const std:
     j.field("regs_per_thread", k.cta.regs_per_thread).field("stages", k.stages).end_object();
   }
   write_fields(j, k, tensor_names, k.sector_bytes);
+  // The compute-time calibration of the kernel's family (profile kernel_families).
+  j.key("timing").begin_object();
+  j.field("family", k.family).field("calibrated", k.timing.calibrated);
+  j.field("compute_efficiency", k.timing.compute_efficiency);
+  j.field("step_overhead_cycles", k.timing.step_overhead_cycles);
+  j.end_object();
 }
 
 namespace {
@@ -152,6 +161,12 @@ void print_result_table(std::ostream& out, const SimulationResult& r) {
   if (r.options.l2_set_sampling > 1)
     out << ", APPROXIMATE: 1 in " << r.options.l2_set_sampling << " L2 set groups simulated, counts scaled";
   out << ")\n";
+  std::string uncalibrated;
+  for (const auto& k : r.kernels)
+    if (!k.timing.calibrated) uncalibrated += (uncalibrated.empty() ? "" : ", ") + k.name;
+  if (!uncalibrated.empty())
+    out << "Compute time at the datasheet pipe rates (their kernel family has no timing calibration in this profile): " << uncalibrated
+        << "\n";
   char head[256];
   std::snprintf(head, sizeof head, "%-22s %10s %11s %11s %11s %8s %8s %5s %6s  %s\n", "kernel", "time ms", "DRAM read",
                 "DRAM write", "dirty left", "L2 hit", "lookup", "CTA/SM", "waves", "bound");

@@ -271,10 +271,21 @@ void L2Cache::choose_sampled_sets() {
   std::sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(kept),
             [](const auto& x, const auto& y) { return x.second < y.second; });  // stored in set order
   stored_index_.assign(static_cast<size_t>(sets_), kUnsampled);
+  sampled_bits_.assign(static_cast<size_t>(sets_ + 63) / 64, 0);
   const u64 per_group = u64{1} << partition_bits_;
   for (u64 k = 0; k < kept; ++k)
-    for (u64 p = 0; p < per_group; ++p)
-      stored_index_[keyed[k].second * per_group + p] = static_cast<u32>(k * per_group + p);
+    for (u64 p = 0; p < per_group; ++p) {
+      const u64 set = keyed[k].second * per_group + p;
+      stored_index_[set] = static_cast<u32>(k * per_group + p);
+      sampled_bits_[set >> 6] |= u64{1} << (set & 63);
+    }
+}
+
+L2Counters L2Cache::counters() const {
+  L2Counters c = counters_;
+  if (sampling_ > 1)
+    for (L2TensorCounts& t : c.tensor) t.writeback_sectors *= sampling_;
+  return c;
 }
 
 bool L2Cache::sampled(u64 addr) const { return is_sampled_set(set_of(addr >> line_shift_)); }
@@ -771,6 +782,7 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   constexpr u64 kBlock = 512;
   const bool blocked = sets_ % static_cast<i64>(kBlock) == 0;
   const u32* const stored_index = stored_index_.data();
+  const u64* const sampled_bits = sampled_bits_.data();
   u64 block = ~u64{0}, block_fold = 0, block_set = 0;
   auto emit = [&](u64 line, unsigned mask) {
     u64 set;
@@ -786,9 +798,8 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
       set = set_of(line);
     }
     if constexpr (Sampled) {
-      const u32 stored = stored_index[set];
-      if (stored == kUnsampled) return;
-      set = stored;
+      if (((sampled_bits[set >> 6] >> (set & 63)) & 1u) == 0) return;
+      set = stored_index[set];
     }
     *out++ = {set, static_cast<u32>(line), mask};
   };
@@ -935,9 +946,6 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (sampling_ > 1) writeback_before_.assign(counters_.tensor.size(), 0);
-  for (size_t t = 0; sampling_ > 1 && t < counters_.tensor.size(); ++t)
-    writeback_before_[t] = counters_.tensor[t].writeback_sectors;
   if (ways_ == 16) visit_lines(a, rid, own, v, Ways<16>{16});
   else visit_lines(a, rid, own, v, Ways<0>{ways_});
   const i64 sampled_sectors = v.hits + v.misses;
@@ -1024,11 +1032,7 @@ void L2Cache::estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sa
   v.misses = m;
   v.hits = total - m;
   v.fetch = std::clamp<i64>(take(fetch, fetch_carry_), 0, m);
-  v.writeback *= sampling_;
-  for (size_t t = 0; t < writeback_before_.size(); ++t) {
-    i64& w = counters_.tensor[t].writeback_sectors;
-    w = writeback_before_[t] + (w - writeback_before_[t]) * sampling_;
-  }
+  v.writeback *= sampling_;  // the per-tensor counts are scaled in counters()
   v.partition_mask |= request_partitions_;
 }
 

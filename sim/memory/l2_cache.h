@@ -176,7 +176,9 @@ class L2Cache {
   bool sampled(u64 addr) const;  // its set is simulated
   int set_sampling() const { return static_cast<int>(sampling_); }
   int partition_of(u64 addr) const;
-  const L2Counters& counters() const { return counters_; }
+  // With set sampling, per-tensor write-backs are kept as sampled counts and
+  // scaled here.
+  L2Counters counters() const;
   const L2Geometry& geometry() const { return geometry_; }
   std::string_view policy_name() const { return policy_->name(); }
 
@@ -247,6 +249,7 @@ class L2Cache {
   i64 sampling_ = 1;
   unsigned partition_bits_ = 0;
   std::vector<u32> stored_index_;  // set sampling: per set, its stored index or kUnsampled
+  std::vector<u64> sampled_bits_;  // ... and a bit per set (sampled), small enough for the host's L1
   int ways_ = 0;
   u64 all_ways_ = 0;
   unsigned line_shift_ = 7, sector_shift_ = 5;
@@ -289,7 +292,6 @@ class L2Cache {
   };
   std::vector<SampleStats> sample_stats_;  // by tensor x access kind
   SampleStats& sample_stats(const trace::RangeAccess& a);
-  std::vector<i64> writeback_before_;      // per tensor, before the access's line visits
   double miss_carry_ = 0, fetch_carry_ = 0;
   u32 last_record_ = 0;
   bool last_was_read_lookup_ = false;

@@ -36,6 +36,7 @@ enum class Kind {
   flop_rate_or_none,   // FLOP/s, or `none` where the GPU lacks the unit (stored as 0)
   op_rate,             // operations/s
   latency,             // SM cycles (ns converted with sm.clock)
+  cycles_or_zero,      // SM cycles as latency, but 0 allowed (a window or overhead that is off)
   fraction,            // (0, 1]
   dram_kind,           // one of kDramKinds
   compute_capability,  // "<major>.<minor>"
@@ -78,7 +79,8 @@ const std::vector<Section>& schema() {
         {"sector", Kind::size, &P::l2_sector_bytes},
         {"partitions", Kind::count, &P::l2_partitions},
         {"associativity", Kind::count, &P::l2_associativity},
-        {"bandwidth", Kind::bandwidth, &P::l2_bandwidth_bytes_per_s}}},
+        {"bandwidth", Kind::bandwidth, &P::l2_bandwidth_bytes_per_s},
+        {"merge_window", Kind::cycles_or_zero, &P::l2_merge_window_cycles}}},
       {"dram",
        {{"kind", Kind::dram_kind, &P::dram_kind},
         {"capacity", Kind::size, &P::dram_capacity_bytes},
@@ -102,6 +104,9 @@ const std::vector<Section>& schema() {
 constexpr std::array<std::string_view, 3> kHeaderKeys{"name", "display_name",
                                                       "compute_capability"};
 constexpr std::array<std::string_view, 2> kLeafKeys{"value", "source"};
+// The optional section of timing calibrations: kernel_families.<family>.<key>.
+constexpr std::string_view kFamiliesKey = "kernel_families";
+constexpr std::array<std::string_view, 2> kFamilyKeys{"compute_efficiency", "step_overhead"};
 
 template <typename Names>
 std::string join(const Names& names) {
@@ -136,6 +141,8 @@ std::string kind_valid(Kind kind) {
       return valid_units(UnitKind::flop_rate) + ", or none where the GPU lacks the unit";
     case Kind::op_rate: return valid_units(UnitKind::op_rate);
     case Kind::latency: return valid_units(UnitKind::latency) + " (ns converted with sm.clock)";
+    case Kind::cycles_or_zero:
+      return valid_units(UnitKind::latency) + ", >= 0 (0 = off; ns converted with sm.clock)";
     case Kind::fraction: return "a plain number in (0, 1], e.g. 0.9";
     case Kind::dram_kind: return "one of " + join(kDramKinds);
     case Kind::compute_capability: return "<major>.<minor> as a string, e.g. \"8.0\"";
@@ -157,6 +164,7 @@ class ProfileReader {
     check_keys(root, "", top_level_keys());
     read_header(root);
     for (const Section& section : schema()) read_section(root, section);
+    read_kernel_families(root);
     check_consistency();
     return profile_;
   }
@@ -172,6 +180,7 @@ class ProfileReader {
   static std::vector<std::string_view> top_level_keys() {
     std::vector<std::string_view> keys(kHeaderKeys.begin(), kHeaderKeys.end());
     for (const Section& s : schema()) keys.push_back(s.key);
+    keys.push_back(kFamiliesKey);  // optional
     return keys;
   }
 
@@ -288,6 +297,8 @@ class ProfileReader {
       case Kind::op_rate: return set(field, check(parse_op_rate(text)));
       case Kind::latency:
         return set(field, check(parse_latency_cycles(text, profile_.sm_clock_hz)));
+      case Kind::cycles_or_zero:
+        return set(field, check(parse_cycles_or_zero(text, profile_.sm_clock_hz)));
       case Kind::fraction: return set(field, check(parse_fraction(text)));
       case Kind::dram_kind:
         if (std::find(kDramKinds.begin(), kDramKinds.end(), text) == kDramKinds.end())
@@ -297,6 +308,54 @@ class ProfileReader {
         if (!is_compute_capability(text))
           fail(line, key_path, "'" + text + "' is not <major>.<minor>", kind_valid(field.kind));
         return set(field, text);
+    }
+  }
+
+  // Optional `kernel_families:` map: for each listed family (a name of
+  // kKernelFamilyNames), both of kFamilyKeys as {value, source} leaves.
+  void read_kernel_families(const YAML::Node& root) {
+    const YAML::Node node = root[std::string(kFamiliesKey)];
+    if (!node.IsDefined()) return;
+    const std::string path(kFamiliesKey);
+    const std::string shape = "a map from kernel family (" + join(kKernelFamilyNames) +
+                              ") to {" + join(kFamilyKeys) + "}";
+    if (!node.IsMap() || node.size() == 0)
+      fail(line_of(node), path, node.IsMap() ? "is empty" : "expected a map",
+           shape + "; leave the section out when no family is calibrated");
+    check_keys(node, path, kKernelFamilyNames);
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const std::string family_path = join_path(path, name);
+      const YAML::Node entry = it->second;
+      if (!entry.IsMap())
+        fail(line_of(entry), family_path, "expected a map",
+             "keys " + join(kFamilyKeys) + ", each {value: ..., source: \"...\"}");
+      check_keys(entry, family_path, kFamilyKeys);
+      const auto index = static_cast<size_t>(
+          std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), name) -
+          kKernelFamilyNames.begin());
+      FamilyTiming& t = profile_.kernel_families[index];
+      t.calibrated = true;
+      const int line = line_of(it->first);
+      auto leaf = [&](std::string_view key, Kind kind) {
+        const std::string key_path = join_path(family_path, key);
+        const std::string leaf_shape = "{value: " + kind_valid(kind) + ", source: \"...\"}";
+        const YAML::Node l = require(entry, family_path, key, line, leaf_shape);
+        const YAML::Node value = leaf_value(l, key_path, kind);
+        lines_[key_path] = line_of(value);
+        return std::make_pair(value, l["source"].Scalar());
+      };
+      const auto [eff, eff_source] = leaf("compute_efficiency", Kind::fraction);
+      const auto eff_value = parse_fraction(eff.Scalar());
+      if (!eff_value.value)
+        fail(line_of(eff), family_path + ".compute_efficiency", eff_value.problem, eff_value.valid);
+      t.compute_efficiency = *eff_value.value;
+      t.source = eff_source;
+      const auto [overhead, overhead_source] = leaf("step_overhead", Kind::cycles_or_zero);
+      const auto cycles = parse_cycles_or_zero(overhead.Scalar(), profile_.sm_clock_hz);
+      if (!cycles.value)
+        fail(line_of(overhead), family_path + ".step_overhead", cycles.problem, cycles.valid);
+      t.step_overhead_cycles = *cycles.value;
     }
   }
 
@@ -401,6 +460,12 @@ std::vector<std::string> profile_names(const std::string& dir) {
 }
 
 }  // namespace
+
+const FamilyTiming* HardwareProfile::family_timing(std::string_view family) const {
+  const auto it = std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), family);
+  if (it == kKernelFamilyNames.end()) return nullptr;
+  return &kernel_families[static_cast<size_t>(it - kKernelFamilyNames.begin())];
+}
 
 HardwareProfile load_profile(const std::string& path) {
   std::ifstream in(path);

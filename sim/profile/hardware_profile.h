@@ -4,12 +4,30 @@
 // source. The loader is strict: unknown, missing, mistyped, non-positive or
 // contradictory entries are rejected with file, key and line.
 #pragma once
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/common/hd.h"
 
 namespace iosim::profile {
+
+// Kernel families whose timing a profile may calibrate (`kernel_families:`),
+// in the order of trace::KernelFamily (sim/trace/kernel_params.h).
+inline constexpr std::array<std::string_view, 7> kKernelFamilyNames{
+    "fa2_fwd", "fa2_bwd", "fa1_fwd", "fa1_bwd", "gemm", "softmax", "rowwise"};
+
+// How the timing engine times one kernel family's compute on this GPU. A
+// family the profile does not list is uncalibrated: datasheet rates, no
+// overhead (compute_efficiency 1, step_overhead 0).
+struct FamilyTiming {
+  bool calibrated = false;           // listed in the profile's kernel_families
+  double compute_efficiency = 1.0;   // (0, 1]: divides every step's tensor + FP32 + SFU time
+  double step_overhead_cycles = 0;   // >= 0: cycles a CTA spends per step besides the pipes
+                                     // (barriers, dependent latency), not holding the SM's pipes
+  std::string source;                // the compute_efficiency entry's source
+};
 
 struct HardwareProfile {
   std::string name;          // profile id, e.g. "a100-sxm4-40gb" (the file stem)
@@ -36,6 +54,9 @@ struct HardwareProfile {
   i64 l2_partitions = 0;      // halves with near/far latency (1 = uniform)
   i64 l2_associativity = 0;   // ways (an assumption where unpublished; the file says so)
   double l2_bandwidth_bytes_per_s = 0;
+  // Identical tile reads arriving within this many cycles of a read lookup
+  // merge into it (0 = no merging); engine::EngineOptions can override it.
+  double l2_merge_window_cycles = 0;
 
   // Device memory.
   std::string dram_kind;      // "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"
@@ -57,6 +78,11 @@ struct HardwareProfile {
   double tensor_bf16_flops_per_s = 0;  // 0 where the GPU has no bf16 tensor cores (T4)
   double fp32_flops_per_s = 0;         // FMA counted as 2
   double sfu_ops_per_s = 0;            // exp2 and friends
+
+  // Timing calibration per kernel family, indexed like kKernelFamilyNames.
+  std::array<FamilyTiming, kKernelFamilyNames.size()> kernel_families{};
+  // The family's timing; nullptr for a name not in kKernelFamilyNames.
+  const FamilyTiming* family_timing(std::string_view family) const;
 };
 
 // Loads and validates one profile file. Throws iosim::InputError

@@ -113,7 +113,7 @@ struct Checked {
   std::string valid;
 };
 
-Checked check_quantity(std::string_view text, UnitKind kind) {
+Checked check_quantity(std::string_view text, UnitKind kind, bool zero_ok = false) {
   const std::string valid = valid_units(kind);
   const Split split = split_number(text);
   if (!split.number)
@@ -128,8 +128,9 @@ Checked check_quantity(std::string_view text, UnitKind kind) {
             quoted(text) + " is " + std::string(unit_kind_name(unit->kind)) + ", not " +
                 std::string(unit_kind_name(kind)),
             valid};
-  if (split.number->negative || split.number->is_zero())
-    return {{}, nullptr, quoted(text) + " is not positive", "a value > 0; " + valid};
+  if (split.number->negative || (split.number->is_zero() && !zero_ok))
+    return {{}, nullptr, quoted(text) + (zero_ok ? " is negative" : " is not positive"),
+            (zero_ok ? "a value >= 0; " : "a value > 0; ") + valid};
   return {*split.number, unit, {}, {}};
 }
 
@@ -207,8 +208,18 @@ Parsed<double> parse_op_rate(std::string_view text) {
   return parse_scaled(text, UnitKind::op_rate);
 }
 
+Parsed<double> parse_cycles(std::string_view text, double clock_hz, bool zero_ok);
+
 Parsed<double> parse_latency_cycles(std::string_view text, double clock_hz) {
-  const Checked c = check_quantity(text, UnitKind::latency);
+  return parse_cycles(text, clock_hz, false);
+}
+
+Parsed<double> parse_cycles_or_zero(std::string_view text, double clock_hz) {
+  return parse_cycles(text, clock_hz, true);
+}
+
+Parsed<double> parse_cycles(std::string_view text, double clock_hz, bool zero_ok) {
+  const Checked c = check_quantity(text, UnitKind::latency, zero_ok);
   if (!c.problem.empty()) return Parsed<double>::fail(c.problem, c.valid);
   if (c.unit->name == "ns") {
     if (!(clock_hz > 0))

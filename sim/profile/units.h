@@ -45,6 +45,9 @@ Parsed<double> parse_flop_rate(std::string_view text);
 Parsed<double> parse_op_rate(std::string_view text);
 // Latencies: "N cycles" (SM cycles), or "N ns" converted at `clock_hz`.
 Parsed<double> parse_latency_cycles(std::string_view text, double clock_hz);
+// The same for durations that may be zero (a window or an overhead that can be
+// off): "0 cycles" is accepted, a negative value is not.
+Parsed<double> parse_cycles_or_zero(std::string_view text, double clock_hz);
 
 // A unitless count: a whole number > 0, e.g. "108".
 Parsed<i64> parse_count(std::string_view text);
