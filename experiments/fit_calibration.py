@@ -25,7 +25,9 @@ What is fitted (PARAMETERS below; each writes into a copy of the profile or adds
 To fit another scalar later (e.g. the eager DRAM write-back delay, flag --l2-writeback-delay,
 against dram__bytes_write.sum), add a GridParam to GRID_PARAMS; its metric is already collected.
 """
-import argparse, concurrent.futures, csv, hashlib, json, math, os, re, subprocess, sys, tempfile
+import argparse, concurrent.futures, hashlib, json, math, os, re, subprocess, sys, tempfile
+
+from compare_counters import ncu_rows, num  # the same CSV reading as the validation report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -99,17 +101,6 @@ def read_configs(path):
             name, regex, launches, flags = [x.strip() for x in line.split(";")]
             out.append((name, flags.split()))
     return out
-
-
-def ncu_rows(path):
-    with open(path) as f:
-        lines = [l for l in f if l.startswith('"')]
-    rows = list(csv.DictReader(lines))
-    return [r for r in rows if r.get("Kernel Name") and r.get("gpu__time_duration.sum", "").replace(",", "").replace(".", "").isdigit()]
-
-
-def num(r, k):
-    return float(r[k].replace(",", ""))
 
 
 def measured(meas_dir, configs):

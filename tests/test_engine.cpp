@@ -148,6 +148,23 @@ i64 tensor_bytes(const trace::AlgorithmTrace& run, trace::TensorId t) { return r
 
 double rel_diff(double a, double b) { return std::abs(a - b) / std::abs(b); }
 
+// The run's JSON as `iosim simulate --json` writes it (indent 0: one line).
+std::string result_json(const SimulationResult& r, int indent = 2) {
+  std::ostringstream out;
+  report::JsonWriter j(out, indent);
+  j.begin_object();
+  engine::write_result_fields(j, r);
+  j.key("kernels").begin_array();
+  for (const auto& k : r.kernels) {
+    j.begin_object();
+    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return out.str();
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -529,19 +546,7 @@ BOOST_AUTO_TEST_CASE(fa2_forward_is_bound_by_the_sm_pipes_and_a_lone_small_cta_b
 BOOST_AUTO_TEST_CASE(json_fields_hold_the_required_keys) {
   const auto p = a100();
   const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
-  std::ostringstream out;
-  report::JsonWriter j(out);
-  j.begin_object();
-  engine::write_result_fields(j, r);
-  j.key("kernels").begin_array();
-  for (const auto& k : r.kernels) {
-    j.begin_object();
-    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
-    j.end_object();
-  }
-  j.end_array();
-  j.end_object();
-  const std::string s = out.str();
+  const std::string s = result_json(r);
   for (const char* key : {"\"l2\"", "\"hits\"", "\"misses\"", "\"hit_rate\"", "\"dram\"", "\"read_bytes\"",
                           "\"write_bytes\"", "\"dirty_left_bytes\"", "\"time\"", "\"seconds\"", "\"cycles\"",
                           "\"occupancy\"", "\"ctas_per_sm\"", "\"waves\"", "\"bound\"", "\"lookups\""})
@@ -722,19 +727,7 @@ BOOST_AUTO_TEST_CASE(json_says_whether_each_kernels_timing_is_calibrated) {
   const auto a = a100();
   const auto p = with_family(a, trace::KernelFamily::fa2_fwd, fitted(0.5, 100));
   const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
-  std::ostringstream out;
-  report::JsonWriter j(out, 0);  // compact: one line, no spaces
-  j.begin_object();
-  engine::write_result_fields(j, r);
-  j.key("kernels").begin_array();
-  for (const auto& k : r.kernels) {
-    j.begin_object();
-    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
-    j.end_object();
-  }
-  j.end_array();
-  j.end_object();
-  const std::string s = out.str();
+  const std::string s = result_json(r, 0);  // compact: one line, no spaces
   BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));  // bwd kernels are not
   BOOST_TEST(s.find("\"family\":\"fa2_fwd\",\"calibrated\":true,\"compute_efficiency\":0.5") != std::string::npos);
   BOOST_TEST(s.find("\"family\":\"fa2_bwd\",\"calibrated\":false") != std::string::npos);
