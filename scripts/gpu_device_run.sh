@@ -2,7 +2,7 @@
 # The one command a device call runs (see kernels/README.md): GPU tests,
 # compute-sanitizer, the benchmark against PyTorch, and Nsight Compute on the
 # main kernels; everything lands under $OUT (results.tar.gz plus the tables).
-#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|sweep|ncu|sass ...]
+#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|sweep|fwdsweep|ncu|sass ...]
 # BINS is build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh (iosim-kernels
 # and the test_gpu_* executables) or a folder holding them. With no step
 # names: tests sanitize bench ncu.
@@ -64,15 +64,35 @@ for l in open(sys.argv[1]):
     r = json.loads(l)
     print(r['pass'], 'd=%d' % r['head_dim'], '%dx%d' % (r['block_m'], r['block_n']), 'causal' if r['causal'] else 'dense ', '%.3f ms' % r['median_ms'], '%.1f TFLOP/s' % r['tflops'])
 " "$r/sweep.jsonl" ;;
+    fwdsweep)
+      # Forward-only tile sweep at N=4096 (B=4, H*d=2048, fp16, non-causal and causal); tiles from
+      # IOSIM_FWD_SWEEP_D64 / IOSIM_FWD_SWEEP_D128 (space-separated BrxBc), defaults below.
+      for d in 64 128; do
+        if [ $d = 64 ]; then tiles=${IOSIM_FWD_SWEEP_D64:-128x128 128x64 64x128 256x64}
+        else tiles=${IOSIM_FWD_SWEEP_D128:-256x64 128x64 128x128 64x128}; fi
+        for tile in $tiles; do
+          for causal in "" "--causal"; do
+            "$bindir/iosim-kernels" bench --algo fa2 --pass fwd --batch 4 --heads $((2048 / d)) --seq 4096 \
+              --head-dim "$d" --block-m "${tile%x*}" --block-n "${tile#*x}" $causal --iters 30 --json >> "$r/fwdsweep.jsonl" 2>> "$r/fwdsweep.err"
+          done
+        done
+      done
+      python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(r['pass'], 'd=%d' % r['head_dim'], '%dx%d' % (r['block_m'], r['block_n']), 'causal' if r['causal'] else 'dense ', '%.3f ms' % r['median_ms'], '%.1f TFLOP/s' % r['tflops'])
+" "$r/fwdsweep.jsonl" ;;
     sass)
       # SASS of the four main fp16 kernels, to read register use, LDL/STL and the MMA/LDSM mix.
       for o in "$bindir"/obj/*.o; do
         cuobjdump -sass "$o" > "$r/sass-$(basename "$o" .cu.o).txt" 2>&1
       done
-      # Keep only FlashAttention-2's default tiles (fwd d64 128x128, d128 128x64; bwd d64 128x128, d128 64x128).
+      # Keep FlashAttention-2's default tiles (fwd d64 128x128, d128 128x64; bwd d64 128x128, d128 64x128) and fwd d128 256x64.
       python3 - "$r" <<'PY'
 import glob, os, re, sys
 keep = ["fa2_forward_kernelI6__halfLi64ELi128ELi128E", "fa2_forward_kernelI6__halfLi128ELi128ELi64E",
+        "fa2_forward_kernelI6__halfLi128ELi256ELi64E",
         "fa2_backward_kernelI6__halfLi64ELi128ELi128E", "fa2_backward_kernelI6__halfLi128ELi64ELi128E"]
 ops = ["HMMA", "LDSM", "LDL", "STL", "LDGSTS", "MUFU", "BAR", "SHFL", "REDG", "RED"]
 with open(sys.argv[1] + "/sass-main.txt", "w") as out:

@@ -237,12 +237,12 @@ Blocks default_blocks(const RunSpec& s, Pass pass) {
   if (s.block_m > 0 && s.block_n > 0) return {s.block_m, s.block_n};
   if (s.block_m > 0 || s.block_n > 0) throw InputError("give both --block-m and --block-n, or neither");
   if (s.algorithm == "fa2") {
-    // FlashAttention-2's choices, except forward d128: 256x64 measured 11%
-    // faster than 128x64 with our kernel (H200, N=4096, 2026-11-22 sweep in
-    // experiments/results/2026-11-22-h200-fa2-tile-sweep.md).
+    // FlashAttention-2's choices. (Forward d128 was 256x64 with the v3
+    // kernel; with v5's two barriers per key block 128x64, two CTAs per SM,
+    // is 1-9% faster: experiments/results/2026-11-22-h200-fa2-perf-notes.md.)
     const bool d64 = s.problem.head_dim <= 64;
     if (pass == Pass::bwd) return d64 ? Blocks{128, 128} : Blocks{64, 128};
-    return d64 ? Blocks{128, 128} : Blocks{256, 64};
+    return d64 ? Blocks{128, 128} : Blocks{128, 64};
   }
   if (s.algorithm == "standard") return {s.gemm.m, s.gemm.n};
   return {64, 64};

@@ -35,10 +35,9 @@ struct RunSpec {
 struct Blocks {
   i64 m = 0, n = 0;
 };
-// fa2: forward d64 128x128 and d128 256x64, backward d64 128x128 and d128
-// 64x128 (FlashAttention-2's choices except forward d128, where 256x64 is
-// faster with our kernel); 64x64 for fa1; the GEMM tile for standard (its
-// block mask is defined on the GEMM tile grid).
+// fa2: forward d64 128x128 and d128 128x64, backward d64 128x128 and d128
+// 64x128 (FlashAttention-2's choices); 64x64 for fa1; the GEMM tile for
+// standard (its block mask is defined on the GEMM tile grid).
 Blocks default_blocks(const RunSpec& s, workload::Pass pass);
 // The tiling of the forward run that feeds a backward pass: the backward's own
 // (pass_blocks) when masked or when blocks were given, else the forward default.
