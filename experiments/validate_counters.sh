@@ -8,7 +8,8 @@
 #      --iters runs after --warmup runs, inputs rotated over buffer sets > 4x the L2):
 #      OUTDIR/<name>.bench.json (+ .bench.err).
 # ncu's single-launch kernel times and bench's medians differ (clocks ramping, the L2 flush,
-# launch gaps); experiments/fit_calibration.py fits against the bench medians.
+# launch gaps); experiments/fit_calibration.py fits ncu's per-kernel times (the bench medians of
+# the passes agree with their sums within ~2% here).
 # Usage: experiments/validate_counters.sh IOSIM_KERNELS_BINARY OUTDIR [CONFIG_FILE ...]
 # Env: BENCH_ITERS [20], BENCH_WARMUP [3], SKIP_NCU=1, SKIP_BENCH=1,
 #      TAR_TO=FILE.tar.gz: re-pack OUTDIR into FILE after every configuration, so that a
