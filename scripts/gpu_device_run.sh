@@ -25,6 +25,16 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >> 
 echo "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); pwd $(pwd); date $(date -u)"
 cuobjdump -res-usage "$bindir/iosim-kernels" > "$r/res-usage.txt" 2>&1
 
+# One line per `iosim-kernels bench --json` record of a sweep file.
+print_sweep() {
+  python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(r['pass'], 'd=%d' % r['head_dim'], '%dx%d' % (r['block_m'], r['block_n']), 'causal' if r['causal'] else 'dense ', '%.3f ms' % r['median_ms'], '%.1f TFLOP/s' % r['tflops'])
+" "$1"
+}
+
 for step in $steps; do
   t0=$(date +%s)
   case $step in
@@ -58,12 +68,7 @@ for step in $steps; do
           done
         done
       done
-      python3 -c "
-import json, sys
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    print(r['pass'], 'd=%d' % r['head_dim'], '%dx%d' % (r['block_m'], r['block_n']), 'causal' if r['causal'] else 'dense ', '%.3f ms' % r['median_ms'], '%.1f TFLOP/s' % r['tflops'])
-" "$r/sweep.jsonl" ;;
+      print_sweep "$r/sweep.jsonl" ;;
     fwdsweep)
       # Forward-only tile sweep at N=4096 (B=4, H*d=2048, fp16, non-causal and causal); tiles from
       # IOSIM_FWD_SWEEP_D64 / IOSIM_FWD_SWEEP_D128 (space-separated BrxBc), defaults below.
@@ -77,12 +82,7 @@ for l in open(sys.argv[1]):
           done
         done
       done
-      python3 -c "
-import json, sys
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    print(r['pass'], 'd=%d' % r['head_dim'], '%dx%d' % (r['block_m'], r['block_n']), 'causal' if r['causal'] else 'dense ', '%.3f ms' % r['median_ms'], '%.1f TFLOP/s' % r['tflops'])
-" "$r/fwdsweep.jsonl" ;;
+      print_sweep "$r/fwdsweep.jsonl" ;;
     sass)
       # SASS of the four main fp16 kernels, to read register use, LDL/STL and the MMA/LDSM mix.
       for o in "$bindir"/obj/*.o; do
