@@ -871,6 +871,17 @@ void L2Cache::record(const trace::RangeAccess& a, const Visit& v, const L2Access
   t.fetch_sectors += v.fetch;
 }
 
+// A request its valid tile record answers: every sector hits, and its data
+// is ready when the record's lines are.
+void L2Cache::hit_every_sector(const trace::RangeAccess& a, const TileRecord& rec, unsigned other_partitions,
+                               L2Access& out, Visit& v) {
+  if (sampling_ > 1) note_sampled_hits(a, rec.sampled_sectors);
+  out.sectors = rec.sectors;
+  out.far = (rec.partition_mask & other_partitions) != 0;
+  out.pending_ready = rec.fill_ready;
+  v.hits = rec.sectors;
+}
+
 L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_partition) {
   fill_count_ = 0;
   check_address_window(a);
@@ -900,12 +911,8 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
-    if (sampling_ > 1) note_sampled_hits(a, rec->sampled_sectors);
     if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
-    out.sectors = rec->sectors;
-    out.far = (rec->partition_mask & other_partitions) != 0;
-    out.pending_ready = rec->fill_ready;
-    v.hits = rec->sectors;
+    hit_every_sector(a, *rec, other_partitions, out, v);
     if (is_read) {
       rec->last_read_lookup = now;
       last_was_read_lookup_ = true;
@@ -930,11 +937,7 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
     rec->all_dirty = true;
     rec->tensor = a.tensor;
     ++rec->lookups;
-    if (sampling_ > 1) note_sampled_hits(a, rec->sampled_sectors);
-    out.sectors = rec->sectors;
-    out.far = (rec->partition_mask & other_partitions) != 0;
-    out.pending_ready = rec->fill_ready;
-    v.hits = rec->sectors;
+    hit_every_sector(a, *rec, other_partitions, out, v);
     record(a, v, out);
     return out;
   }

@@ -218,6 +218,8 @@ class L2Cache {
   void choose_sampled_sets();
   void estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sampled_sectors);
   void note_sampled_hits(const trace::RangeAccess& a, i64 sampled_sectors);
+  void hit_every_sector(const trace::RangeAccess& a, const TileRecord& rec, unsigned other_partitions, L2Access& out,
+                        Visit& v);
   void check_address_window(const trace::RangeAccess& a);
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
