@@ -22,6 +22,7 @@ configs=(
   "fa1 bwd d64 fp16|--algo fa1 --pass bwd --head-dim 64 $small"
   "standard fwd d64 fp16|--algo standard --pass fwd --head-dim 64 $small"
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
+  "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
 )
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 {

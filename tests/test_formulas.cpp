@@ -37,14 +37,15 @@ workload::Problem make_problem(const Shape& s, bool causal, double density, work
   return p;
 }
 
-void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass pass, const Shape& s) {
+void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass pass, const Shape& s,
+                                 i64 sram_limit = 1 << 20) {
   trace::TraceOptions opt;
   opt.algorithm = a;
   opt.pass = pass;
   opt.block_m = s.block_m;
   opt.block_n = s.block_n;
   opt.gemm = {32, 16, 8};
-  opt.sram_limit_bytes = 1 << 20;
+  opt.sram_limit_bytes = sram_limit;
   const auto run = trace::build_trace(p, opt);
   const auto counted = count::count_run(run);
   const auto formula = count::formula_for(run);
@@ -75,6 +76,27 @@ BOOST_AUTO_TEST_CASE(trace_bytes_equal_closed_form_for_every_algorithm_and_pass)
         for (Algorithm a : {Algorithm::standard, Algorithm::fa1, Algorithm::fa2})
           for (Pass pass : {Pass::fwd, Pass::bwd, Pass::fwdbwd}) expect_trace_equals_formula(p, a, pass, s);
         expect_trace_equals_formula(p, Algorithm::fa1_swapped, Pass::fwd, s);
+      }
+}
+
+// The row softmax takes a warp per row and 4 rows per CTA up to 1024 columns,
+// a CTA per row beyond; a CTA whose rows' staging does not fit reads them twice.
+BOOST_AUTO_TEST_CASE(softmax_rows_per_cta_and_two_pass_reads_follow_the_closed_form) {
+  const schedule::RowSoftmaxSchedule warp_rows{1023, 1024, {2, 3, 3}, {}, 1 << 20, 1};
+  BOOST_TEST(warp_rows.rows_per_cta() == 4);
+  BOOST_TEST(warp_rows.grid().x == 256);  // ceil(1023 / 4): the last CTA has 3 rows
+  BOOST_TEST(warp_rows.rows_in(255) == 3);
+  const schedule::RowSoftmaxSchedule cta_rows{1023, 1025, {2, 3, 3}, {}, 1 << 20, 1};
+  BOOST_TEST(cta_rows.rows_per_cta() == 1);
+  BOOST_TEST(cta_rows.threads_per_row() == 128);
+  BOOST_TEST(cta_rows.grid().x == 1023);
+  // Limits between one row's and four rows' staging (fwd 4 KiB/row, bwd 8 KiB/row
+  // at 1024 columns), and below one long row's.
+  for (const i64 limit : {i64{6} << 10, i64{20} << 10, i64{40} << 10})
+    for (const auto& s : {Shape{77, 1024, 2, 2, 64, 64}, Shape{45, 1500, 2, 1, 64, 64}})
+      for (bool causal : {false, true}) {
+        const auto p = make_problem(s, causal, 1.0, workload::DType::fp16, workload::Layout::bshd);
+        expect_trace_equals_formula(p, Algorithm::standard, Pass::fwdbwd, s, limit);
       }
 }
 

@@ -28,10 +28,15 @@ using detail::GemmOperand;
 using detail::GemmOutput;
 using u16 = std::uint16_t;
 
-constexpr int kSoftmaxThreads = 128;
+constexpr int kSoftmaxThreads = static_cast<int>(schedule::RowSoftmaxSchedule::kThreads);
 
 // ---------------------------------------------------------------------------
-// Row softmax kernels: a CTA per (query row, head, batch).
+// Row softmax kernels: kPerRow = threads_per_row() threads per row (a warp
+// per row for short rows, the whole CTA for long ones), a compile-time column
+// step so that the column loops unroll and keep several loads in flight. A
+// thread reads back only the staged elements it wrote itself, so staging
+// needs no barrier; a warp past the last row leaves (warp mode only: there
+// the reductions never cross warps).
 
 struct SoftmaxParams {
   schedule::RowSoftmaxSchedule s;
@@ -42,10 +47,39 @@ struct SoftmaxParams {
   float scale;
 };
 
-template <class Op>
-__device__ float block_reduce(float v, Op op, float* scratch) {
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// The row a thread works on, its offset in a [batch][heads][seq_q][seq_k]
+// matrix, the thread's first column and column step, and the row's staging
+// area (operands x seq_k floats) in shared memory.
+struct ThreadRow {
+  i64 r = 0, offset = 0;
+  int first = 0;
+  float* stage = nullptr;
+};
+
+template <int kPerRow>
+__device__ __forceinline__ ThreadRow thread_row(const schedule::RowSoftmaxSchedule& s, unsigned char* smem) {
+  const int row_in_cta = static_cast<int>(threadIdx.x) / kPerRow;
+  ThreadRow t;
+  t.r = s.first_row(blockIdx.x) + row_in_cta;
+  t.offset = ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + t.r) * s.seq_k;
+  t.first = static_cast<int>(threadIdx.x) % kPerRow;
+  t.stage = reinterpret_cast<float*>(smem) + static_cast<i64>(row_in_cta) * s.operands * s.seq_k;
+  return t;
+}
+
+// Reduces v over the threads of one row: a warp, or the whole CTA.
+template <int kPerRow, class Op>
+__device__ float row_reduce(float v, Op op, float* scratch) {
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
+  if constexpr (kPerRow == 32) return v;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
@@ -55,32 +89,23 @@ __device__ float block_reduce(float v, Op op, float* scratch) {
   return r;
 }
 
-struct MaxOp {
-  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
-struct SumOp {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-
-// Offset of row (b, h, r) in a [batch][heads][seq_q][seq_k] matrix.
-__device__ __forceinline__ i64 row_offset(const schedule::RowSoftmaxSchedule& s) {
-  return ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + blockIdx.x) * s.seq_k;
-}
-
-// Whether row r may attend to key column c (causal rule, then the block mask).
+// Whether row r may attend to key column c (causal rule, then the block mask;
+// the 64-bit divisions only when there is a mask).
 __device__ __forceinline__ bool visible(const schedule::AttentionTiles& t, i64 r, i64 c, i64 key_end) {
-  return c < key_end && t.mask_allows(r / t.block_m, c / t.block_n);
+  return c < key_end && (t.mask.active == nullptr || t.mask_allows(r / t.block_m, c / t.block_n));
 }
 
 // P = softmax(scale * S) over the visible columns; 0 elsewhere and on rows with none.
-template <class T>
+template <class T, int kPerRow>
 __global__ void __launch_bounds__(kSoftmaxThreads) softmax_forward_kernel(const SoftmaxParams p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  float* sRow = reinterpret_cast<float*>(smem_raw);
   __shared__ float scratch[kSoftmaxThreads / 32];
-  const i64 r = blockIdx.x, n = p.s.seq_k, key_end = p.tiles.key_end_for_row(r);
-  const u16* gS = static_cast<const u16*>(p.in0) + row_offset(p.s);
-  u16* gP = static_cast<u16*>(p.out) + row_offset(p.s);
+  const ThreadRow w = thread_row<kPerRow>(p.s, smem_raw);
+  if (w.r >= p.s.seq_q) return;
+  const i64 r = w.r, n = p.s.seq_k, key_end = p.tiles.key_end_for_row(r);
+  const u16* __restrict__ gS = static_cast<const u16*>(p.in0) + w.offset;
+  u16* __restrict__ gP = static_cast<u16*>(p.out) + w.offset;
+  float* sRow = w.stage;
   const float kNegInf = -INFINITY;
   auto logit = [&](i64 c) {
     return visible(p.tiles, r, c, key_end) ? p.scale * DTypeOps<T>::to_float(gS[c]) : kNegInf;
@@ -88,25 +113,25 @@ __global__ void __launch_bounds__(kSoftmaxThreads) softmax_forward_kernel(const 
 
   if (p.s.row_fits_on_chip()) {  // one read of the row, staged in shared memory
     float mx = kNegInf;
-    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    for (i64 c = w.first; c < n; c += kPerRow) {
       sRow[c] = logit(c);
       mx = fmaxf(mx, sRow[c]);
     }
-    mx = block_reduce(mx, MaxOp{}, scratch);
+    mx = row_reduce<kPerRow>(mx, MaxOp{}, scratch);
     float sum = 0.f;
-    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+    for (i64 c = w.first; c < n; c += kPerRow) {
       const float e = mx == kNegInf ? 0.f : expf(sRow[c] - mx);
       sRow[c] = e;
       sum += e;
     }
-    sum = block_reduce(sum, SumOp{}, scratch);
+    sum = row_reduce<kPerRow>(sum, SumOp{}, scratch);
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) gP[c] = DTypeOps<T>::from_float(sRow[c] * inv);
+    for (i64 c = w.first; c < n; c += kPerRow) gP[c] = DTypeOps<T>::from_float(sRow[c] * inv);
     return;
   }
-  // Statistics pass (online max and sum per thread, then combined), then output pass.
+  // Statistics pass (online max and sum per lane, then combined), then output pass.
   float mx = kNegInf, sum = 0.f;
-  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+  for (i64 c = w.first; c < n; c += kPerRow) {
     const float x = logit(c);
     if (x == kNegInf) continue;
     if (x > mx) {
@@ -116,30 +141,32 @@ __global__ void __launch_bounds__(kSoftmaxThreads) softmax_forward_kernel(const 
       sum += expf(x - mx);
     }
   }
-  const float row_max = block_reduce(mx, MaxOp{}, scratch);
-  const float row_sum = block_reduce(mx == kNegInf ? 0.f : sum * expf(mx - row_max), SumOp{}, scratch);
+  const float row_max = row_reduce<kPerRow>(mx, MaxOp{}, scratch);
+  const float row_sum = row_reduce<kPerRow>(mx == kNegInf ? 0.f : sum * expf(mx - row_max), SumOp{}, scratch);
   const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
-  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+  for (i64 c = w.first; c < n; c += kPerRow) {
     const float x = logit(c);
     gP[c] = DTypeOps<T>::from_float(x == kNegInf ? 0.f : expf(x - row_max) * inv);
   }
 }
 
 // dS = scale * P o (dP - rowsum(dP o P)).
-template <class T>
+template <class T, int kPerRow>
 __global__ void __launch_bounds__(kSoftmaxThreads) softmax_backward_kernel(const SoftmaxParams p) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ float scratch[kSoftmaxThreads / 32];
+  const ThreadRow w = thread_row<kPerRow>(p.s, smem_raw);
+  if (w.r >= p.s.seq_q) return;
   const i64 n = p.s.seq_k;
-  const u16* gP = static_cast<const u16*>(p.in0) + row_offset(p.s);
-  const u16* gdP = static_cast<const u16*>(p.in1) + row_offset(p.s);
-  u16* gdS = static_cast<u16*>(p.out) + row_offset(p.s);
+  const u16* __restrict__ gP = static_cast<const u16*>(p.in0) + w.offset;
+  const u16* __restrict__ gdP = static_cast<const u16*>(p.in1) + w.offset;
+  u16* __restrict__ gdS = static_cast<u16*>(p.out) + w.offset;
   const bool on_chip = p.s.row_fits_on_chip();
-  float* sP = reinterpret_cast<float*>(smem_raw);
+  float* sP = w.stage;
   float* sdP = sP + n;
 
   float dot = 0.f;
-  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+  for (i64 c = w.first; c < n; c += kPerRow) {
     const float pv = DTypeOps<T>::to_float(gP[c]), dpv = DTypeOps<T>::to_float(gdP[c]);
     if (on_chip) {
       sP[c] = pv;
@@ -147,18 +174,18 @@ __global__ void __launch_bounds__(kSoftmaxThreads) softmax_backward_kernel(const
     }
     dot += pv * dpv;
   }
-  dot = block_reduce(dot, SumOp{}, scratch);
-  for (i64 c = threadIdx.x; c < n; c += kSoftmaxThreads) {
+  dot = row_reduce<kPerRow>(dot, SumOp{}, scratch);
+  for (i64 c = w.first; c < n; c += kPerRow) {
     const float pv = on_chip ? sP[c] : DTypeOps<T>::to_float(gP[c]);
     const float dpv = on_chip ? sdP[c] : DTypeOps<T>::to_float(gdP[c]);
     gdS[c] = DTypeOps<T>::from_float(p.scale * pv * (dpv - dot));
   }
 }
 
-template <class T>
+template <class T, int kPerRow>
 void run_softmax(const SoftmaxParams& p, bool backward, cudaStream_t stream) {
   const long long smem = p.s.sram_bytes();
-  auto kernel = backward ? softmax_backward_kernel<T> : softmax_forward_kernel<T>;
+  auto kernel = backward ? softmax_backward_kernel<T, kPerRow> : softmax_forward_kernel<T, kPerRow>;
   constexpr auto dtype = std::is_same_v<T, __half> ? workload::DType::fp16 : workload::DType::bf16;
   detail::prepare_launch(kernel, smem, p.s.grid(), dtype, backward ? "standard softmax backward" : "standard softmax");
   kernel<<<detail::to_dim3(p.s.grid()), kSoftmaxThreads, smem, stream>>>(p);
@@ -167,10 +194,11 @@ void run_softmax(const SoftmaxParams& p, bool backward, cudaStream_t stream) {
 
 void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward, cudaStream_t stream) {
   if (p.s.seq_q <= 0 || p.s.seq_k <= 0) return;
+  const bool warp_rows = p.s.threads_per_row() == 32;
   if (dtype == workload::DType::fp16)
-    run_softmax<__half>(p, backward, stream);
+    (warp_rows ? run_softmax<__half, 32> : run_softmax<__half, kSoftmaxThreads>)(p, backward, stream);
   else
-    run_softmax<__nv_bfloat16>(p, backward, stream);
+    (warp_rows ? run_softmax<__nv_bfloat16, 32> : run_softmax<__nv_bfloat16, kSoftmaxThreads>)(p, backward, stream);
 }
 
 // ---------------------------------------------------------------------------

@@ -214,11 +214,13 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
   Builder b;
   switch (run.algorithm) {
     case Algorithm::standard: {
-      // A row is read once when its fp32 staging (one row per operand) fits
-      // in a CTA's shared memory, twice otherwise.
+      // A row is read once when the fp32 staging of a CTA's rows (one row
+      // per operand; 4 rows up to 1024 columns, else 1) fits in its shared
+      // memory, twice otherwise.
       const i64 limit = run.sram_limit_bytes;
-      if (fwd) standard_forward(b, x, run.gemm, 1 * p.seq_k * 4 > limit);
-      if (bwd) standard_backward(b, x, run.gemm, 2 * p.seq_k * 4 > limit);
+      const i64 rows_per_cta = p.seq_k <= 1024 ? 4 : 1;
+      if (fwd) standard_forward(b, x, run.gemm, rows_per_cta * 1 * p.seq_k * 4 > limit);
+      if (bwd) standard_backward(b, x, run.gemm, rows_per_cta * 2 * p.seq_k * 4 > limit);
       break;
     }
     case Algorithm::fa1:

@@ -208,22 +208,32 @@ struct GemmSchedule {
 };
 
 // Standard attention's row softmax (forward: P = softmax(scale * S) with the
-// causal/block mask; backward: dS = scale * P * (dP - rowsum(dP * P))): a CTA
-// per (query row, head, batch). A row that fits in shared memory is read once;
-// a longer row is read twice (statistics pass, then the output pass).
+// causal/block mask; backward: dS = scale * P * (dP - rowsum(dP * P))). As in
+// PyTorch, short rows (seq_k <= 1024) take a warp each, four rows per
+// 128-thread CTA; longer rows take a whole CTA each. (A CTA per short row made
+// 1M CTAs of 2 KiB for GPT-2 medium, and the simulator's cost is per CTA and
+// per request.) A CTA's rows are adjacent in memory, so each operand is one
+// tile. Rows that fit in shared memory are read once; longer rows are read
+// twice (statistics pass, then the output pass).
 struct RowSoftmaxSchedule {
+  static constexpr i64 kThreads = 128;
+  static constexpr i64 kWarpRowMaxCols = 1024;  // a warp per row up to here (32 per lane)
   i64 seq_q = 0, seq_k = 0;
   HeadShape shape;
   ElementBytes bytes;
   i64 sram_limit_bytes = 48 * 1024;
-  // fp32 staging of one row per input operand (1 forward, 2 backward).
+  // fp32 staging of each row per input operand (1 forward, 2 backward).
   i64 operands = 1;
 
-  IOSIM_HD Dim3 grid() const { return {seq_q, shape.heads, shape.batch}; }
-  IOSIM_HD bool row_fits_on_chip() const { return operands * seq_k * 4 <= sram_limit_bytes; }
-  IOSIM_HD i64 sram_bytes() const {
-    return row_fits_on_chip() ? operands * seq_k * 4 : operands * 1024 * 4;
-  }
+  IOSIM_HD i64 rows_per_cta() const { return seq_k <= kWarpRowMaxCols ? kThreads / 32 : 1; }
+  IOSIM_HD i64 threads_per_row() const { return kThreads / rows_per_cta(); }
+  IOSIM_HD i64 row_groups() const { return ceil_div(seq_q, rows_per_cta()); }
+  IOSIM_HD Dim3 grid() const { return {row_groups(), shape.heads, shape.batch}; }
+  IOSIM_HD i64 first_row(i64 group) const { return group * rows_per_cta(); }
+  IOSIM_HD i64 rows_in(i64 group) const { return min_i64(rows_per_cta(), seq_q - first_row(group)); }
+  IOSIM_HD i64 staging_bytes() const { return rows_per_cta() * operands * seq_k * 4; }
+  IOSIM_HD bool row_fits_on_chip() const { return staging_bytes() <= sram_limit_bytes; }
+  IOSIM_HD i64 sram_bytes() const { return row_fits_on_chip() ? staging_bytes() : 0; }
 };
 
 }  // namespace iosim::schedule

@@ -405,25 +405,26 @@ class RowSoftmaxTrace final : public KernelTrace {
   Dim3 grid() const override { return s_.grid(); }
   CtaResources resources() const override { return family_resources(KernelFamily::softmax, s_.sram_bytes()); }
   Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const i64 r = x, n = s_.seq_k;
+    const i64 r0 = s_.first_row(x), rows = s_.rows_in(x), n = s_.seq_k;
     Step step;
     auto load_inputs = [&] {
       if (backward_) {
-        step.load(rd(TensorId::P, z, y, r, 1, 0, n));
-        step.load(rd(TensorId::dP, z, y, r, 1, 0, n));
+        step.load(rd(TensorId::P, z, y, r0, rows, 0, n));
+        step.load(rd(TensorId::dP, z, y, r0, rows, 0, n));
       } else {
-        step.load(rd(TensorId::S, z, y, r, 1, 0, n));
+        step.load(rd(TensorId::S, z, y, r0, rows, 0, n));
       }
     };
+    const i64 elems = rows * n;
     if (!s_.row_fits_on_chip()) {  // statistics pass: row max and sum (or rowsum(dP * P))
       load_inputs();
-      step.compute = {0, 3 * n, backward_ ? 0 : n};
+      step.compute = {0, 3 * elems, backward_ ? 0 : elems};
       co_yield step;
       step.clear();
     }
     load_inputs();
-    step.compute = {0, 4 * n, backward_ ? 0 : n};
-    step.store(wr(backward_ ? TensorId::dS : TensorId::P, z, y, r, 1, 0, n));
+    step.compute = {0, 4 * elems, backward_ ? 0 : elems};
+    step.store(wr(backward_ ? TensorId::dS : TensorId::P, z, y, r0, rows, 0, n));
     co_yield step;
   }
 
