@@ -9,11 +9,14 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <random>
 #include <sstream>
 
 #include "sim/common/error.h"
 #include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/event_queue.h"
 #include "sim/engine/result_report.h"
 #include "sim/trace/kernel_params.h"
 
@@ -731,4 +734,46 @@ BOOST_AUTO_TEST_CASE(json_says_whether_each_kernels_timing_is_calibrated) {
   BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));  // bwd kernels are not
   BOOST_TEST(s.find("\"family\":\"fa2_fwd\",\"calibrated\":true,\"compute_efficiency\":0.5") != std::string::npos);
   BOOST_TEST(s.find("\"family\":\"fa2_bwd\",\"calibrated\":false") != std::string::npos);
+}
+
+// The tournament-tree queue pops in (time, push order), as an ordered map
+// keyed that way does, with one pending event per slot and many equal times.
+BOOST_AUTO_TEST_CASE(event_queue_pops_in_time_then_push_order) {
+  for (const std::uint32_t slots : {1u, 3u, 64u, 1000u}) {
+    engine::EventQueue q(slots);
+    std::map<std::pair<double, u64>, std::pair<std::uint32_t, std::uint32_t>> reference;  // -> slot, kind
+    std::vector<bool> pending(slots, false);
+    std::mt19937_64 rng(slots);
+    u64 order = 0;
+    double now = 0;
+    auto push = [&](std::uint32_t slot) {
+      const double t = now + static_cast<double>(rng() % 4);  // frequent ties
+      const auto kind = static_cast<std::uint32_t>(rng() % 3);
+      q.push(slot, t, kind);
+      reference[{t, order++}] = {slot, kind};
+      pending[slot] = true;
+    };
+    for (std::uint32_t s = 0; s < slots; ++s) push(s);
+    engine::EventQueue::Entry e{};
+    for (int i = 0; i < 20000 && !reference.empty(); ++i) {
+      BOOST_REQUIRE(q.pop(e));
+      const auto first = reference.begin();
+      BOOST_TEST(e.t == first->first.first);
+      BOOST_TEST(e.slot == first->second.first);
+      BOOST_TEST(e.kind == first->second.second);
+      reference.erase(first);
+      pending[e.slot] = false;
+      now = e.t;
+      if (rng() % 8 != 0) push(e.slot);  // usually the popped slot's next event
+      const auto other = static_cast<std::uint32_t>(rng() % slots);
+      if (!pending[other] && rng() % 2 == 0) push(other);  // sometimes an idle slot's
+    }
+    while (!reference.empty()) {
+      BOOST_REQUIRE(q.pop(e));
+      BOOST_TEST(e.slot == reference.begin()->second.first);
+      reference.erase(reference.begin());
+    }
+    BOOST_TEST(!q.pop(e));
+    BOOST_CHECK_THROW(q.push(slots, 0, 0), std::logic_error);
+  }
 }

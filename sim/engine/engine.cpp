@@ -75,9 +75,10 @@ class KernelRunner {
         per_sm_(static_cast<int>(occ.ctas_per_sm)),
         partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
         total_ctas_(grid_.count()) {
-    if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << (EventQueue::kPayloadBits - 2)))
+    if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << EventQueue::kSlotBits))
       throw InputError("profile '" + p.name + "': more than 2^18 resident CTAs (SMs x CTAs per SM) are not supported");
     slots_.resize(static_cast<size_t>(sm_count_) * static_cast<size_t>(per_sm_));
+    events_ = EventQueue(static_cast<u32>(slots_.size()));
     for (size_t i = 0; i < slots_.size(); ++i) {
       slots_[i].sm = static_cast<int>(i) / per_sm_;
       slots_[i].slot = static_cast<int>(i) % per_sm_;
@@ -96,11 +97,11 @@ class KernelRunner {
           ++queued_;
           push(t0, static_cast<u32>(sm * per_sm_ + r), EventKind::dispatch);
         }
-    while (!events_.empty()) {
-      const EventQueue::Entry e = events_.pop();
-      const u32 slot = e.payload() >> 2;
+    EventQueue::Entry e;
+    while (events_.pop(e)) {
+      const u32 slot = e.slot;
       Slot& s = slots_[slot];
-      switch (static_cast<EventKind>(e.payload() & 3u)) {
+      switch (static_cast<EventKind>(e.kind)) {
         case EventKind::dispatch: dispatch(s, slot, e.t); break;
         case EventKind::compute_ready: start_compute(s, slot, e.t); break;
         case EventKind::compute_end: end_compute(s, slot, e.t); break;
@@ -133,8 +134,8 @@ class KernelRunner {
     double start = 0, last_compute_end = 0;
   };
 
-  // Events carry slot << 2 | kind; ties in time run in push order.
-  void push(double t, u32 slot, EventKind kind) { events_.push(t, slot << 2 | static_cast<u32>(kind)); }
+  // A slot has at most one pending event; ties in time run in push order.
+  void push(double t, u32 slot, EventKind kind) { events_.push(slot, t, static_cast<u32>(kind)); }
   int partition(const Slot& s) const { return s.sm * partitions_ / sm_count_; }
 
   std::string cta_label(const Slot& s) const {
@@ -239,7 +240,7 @@ class KernelRunner {
   i64 queued_ = 0, next_cta_ = 0;
   std::vector<Slot> slots_;
   std::vector<double> pipe_free_;
-  EventQueue events_;
+  EventQueue events_{0};
   double end_ = 0;
   trace::ComputeWork compute_;
   i64 steps_ = 0;
