@@ -10,6 +10,7 @@
 // Order: earliest time first; equal times in push order (a 64-bit sequence
 // number), the same total order a heap keyed on (time, push order) gives.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -33,18 +34,18 @@ class EventQueue {
   explicit EventQueue(std::uint32_t slots) : slots_(slots) {
     if (slots > (1u << kSlotBits)) throw std::logic_error("more than 2^18 event slots");
     while (leaves_ < slots) leaves_ *= 2;
-    node_.assign(2 * static_cast<size_t>(leaves_), Node{});
-    for (std::uint32_t i = leaves_ - 1; i >= 1; --i) node_[i] = better(node_[2 * i], node_[2 * i + 1]);
+    node_.assign(2 * static_cast<size_t>(leaves_), kEmpty);
   }
 
   // Schedules `slot`'s event (the slot must have none pending, except the one
   // just popped, which this replaces).
   void push(std::uint32_t slot, double t, std::uint32_t kind) {
     if (slot >= slots_ || kind >= (1u << kKindBits)) throw std::logic_error("event slot or kind out of range");
-    Node& leaf = node_[leaves_ + slot];
-    if (leaf.t != kEmpty && slot != popped_) throw std::logic_error("a slot already has a pending event");
-    leaf.t = t;
-    leaf.order = (next_++ << kSlotBits | slot) << kKindBits | kind;
+    if (!(t >= 0 && t < kNever)) throw std::logic_error("event time must be finite and >= 0");
+    Key& leaf = node_[leaves_ + slot];
+    if (leaf != kEmpty && slot != popped_) throw std::logic_error("a slot already has a pending event");
+    const u64 order = (next_++ << kSlotBits | slot) << kKindBits | kind;
+    leaf = static_cast<Key>(std::bit_cast<u64>(t + 0.0)) << 64 | order;  // + 0.0: no -0.0
     if (slot == popped_) popped_ = kNone;
     replay(slot);
   }
@@ -52,30 +53,27 @@ class EventQueue {
   // Takes the earliest event; false when none is pending.
   bool pop(Entry& out) {
     if (popped_ != kNone) remove(popped_);
-    const Node& top = node_[1];
-    if (top.t == kEmpty) return false;
-    out = {top.t, top.slot(), static_cast<std::uint32_t>(top.order & ((1u << kKindBits) - 1))};
+    const Key top = node_[1];
+    if (top == kEmpty) return false;
+    const auto order = static_cast<u64>(top);
+    out = {std::bit_cast<double>(static_cast<u64>(top >> 64)),
+           static_cast<std::uint32_t>(order >> kKindBits) & ((1u << kSlotBits) - 1),
+           static_cast<std::uint32_t>(order & ((1u << kKindBits) - 1))};
     popped_ = out.slot;  // removed lazily: its handler usually reschedules it
     return true;
   }
 
  private:
-  static constexpr double kEmpty = std::numeric_limits<double>::infinity();
+  // An event as one 128-bit key: the time's bits (a non-negative double's bits
+  // order as the double does) above (push order << kSlotBits | slot) <<
+  // kKindBits | kind, so one integer comparison orders by time, then push order.
+  using Key = unsigned __int128;
+  static constexpr Key kEmpty = ~Key{0};
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  struct Node {
-    double t = kEmpty;
-    u64 order = ~u64{0};  // (push order << kSlotBits | slot) << kKindBits | kind
-    std::uint32_t slot() const { return static_cast<std::uint32_t>(order >> kKindBits) & ((1u << kSlotBits) - 1); }
-  };
-
-  static Node better(const Node& a, const Node& b) {
-    const bool b_first = (b.t < a.t) | ((b.t == a.t) & (b.order < a.order));
-    return b_first ? b : a;
-  }
 
   void remove(std::uint32_t slot) {
-    Node& leaf = node_[leaves_ + slot];
-    leaf = Node{};
+    node_[leaves_ + slot] = kEmpty;
     popped_ = kNone;
     replay(slot);
   }
@@ -84,16 +82,17 @@ class EventQueue {
   // loads of a path do not wait on its stores.
   void replay(std::uint32_t slot) {
     std::uint32_t i = leaves_ + slot;
-    Node winner = node_[i];
+    Key winner = node_[i];
     for (; i > 1; i /= 2) {
-      winner = better(winner, node_[i ^ 1u]);
+      const Key sibling = node_[i ^ 1u];
+      winner = sibling < winner ? sibling : winner;
       node_[i / 2] = winner;
     }
   }
 
   std::uint32_t slots_;
   std::uint32_t leaves_ = 1;
-  std::vector<Node> node_;  // [1] is the root; leaves at [leaves_, 2 * leaves_)
+  std::vector<Key> node_;  // [1] is the root; leaves at [leaves_, 2 * leaves_)
   std::uint32_t popped_ = kNone;
   u64 next_ = 0;
 };

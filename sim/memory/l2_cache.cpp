@@ -279,6 +279,14 @@ void L2Cache::choose_sampled_sets() {
       stored_index_[set] = static_cast<u32>(k * per_group + p);
       sampled_bits_[set >> 6] |= u64{1} << (set & 63);
     }
+  block_offsets_.clear();
+  block_first_.assign(1, 0);
+  if (sets_ % 512 != 0) return;
+  for (u64 chunk = 0; chunk < static_cast<u64>(sets_) / 512; ++chunk) {
+    for (u64 o = 0; o < 512; ++o)
+      if (is_sampled_set(chunk * 512 + o)) block_offsets_.push_back(static_cast<std::uint16_t>(o));
+    block_first_.push_back(static_cast<u32>(block_offsets_.size()));
+  }
 }
 
 L2Counters L2Cache::counters() const {
@@ -835,6 +843,10 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (a.rows == 1 || (a.stride >= 0 && (static_cast<u64>(a.stride) & byte_in_line) == 0)) {
     const u64 step = a.rows > 1 ? static_cast<u64>(a.stride) >> line_shift_ : 0;
     request_sectors_ = row_sectors(span, head, tail) * a.rows;
+    if constexpr (Sampled) {
+      if (blocked && options_.sampled_gather_by_block && gather_sampled_by_block(first, span, step, a.rows, head, tail))
+        return;
+    }
     for (i64 r = 0; r < a.rows; ++r, first += step) emit_row(first, span, head, tail);
   } else {
     for (i64 r = 0; r < a.rows; ++r) {
@@ -844,6 +856,48 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
     }
   }
   line_count_ = static_cast<size_t>(out - lines_.data());
+}
+
+// Set sampling, rows of whole-line stride: walks the request's 512-line
+// blocks and, in each, only the lines that land in sampled sets. In block B
+// line B + k goes to set block_set + (fold(B) ^ k) mod 512, so the sampled
+// offsets o of that chunk give the candidate lines k = o ^ fold(B) mod 512;
+// a candidate is kept when it lies in a row. Blocks are taken in address
+// order, as the line-by-line gather takes them (rows do not overlap); within
+// a block the lines come in another order, which changes nothing, since each
+// goes to a different set. Returns false, doing nothing, where testing each
+// line is cheaper (fewer lines than candidates) or rows overlap.
+bool L2Cache::gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail) {
+  if (rows > 1 && step <= span) return false;
+  const u64 last = first + static_cast<u64>(rows - 1) * step + span;
+  const u64 lines = static_cast<u64>(rows) * (span + 1);
+  const u64 blocks = (last >> 9) - (first >> 9) + 1;
+  if (blocks * (512 / static_cast<u64>(sampling_)) >= lines) return false;
+  const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
+  const bool pow2_step = std::has_single_bit(step);
+  const unsigned step_shift = pow2_step ? static_cast<unsigned>(std::countr_zero(step)) : 0;
+  LineRef* const begin = lines_.data();
+  LineRef* out = begin;
+  for (u64 block = first & ~u64{511}; block <= last; block += 512) {
+    const u64 fold = fold32(block);
+    const u64 block_set = fast_mod(static_cast<std::uint32_t>(fold & ~u64{511}), set_mod_magic_, static_cast<u64>(sets_));
+    const u64 chunk = block_set >> 9;
+    // Branch-free: a candidate is written and kept or overwritten (about
+    // half are rejected, at random).
+    for (u32 i = block_first_[chunk]; i < block_first_[chunk + 1]; ++i) {
+      const u64 o = block_offsets_[i];
+      const u64 line = block | ((o ^ fold) & 511);
+      const u64 d = line - first;  // wraps for lines before the request
+      const u64 row = rows == 1 || !pow2_step ? (rows == 1 ? 0 : d / step) : d >> step_shift;
+      const u64 at = d - row * step;  // position within its row
+      const bool keep = (line >= first) & (line <= last) & (at <= span);
+      const unsigned mask = at == 0 ? head : at == span ? tail : full;
+      *out = {stored_index_[block_set + o], static_cast<u32>(line), mask};
+      out += keep;
+    }
+  }
+  line_count_ = static_cast<size_t>(out - begin);
+  return true;
 }
 
 void L2Cache::record(const trace::RangeAccess& a, const Visit& v, const L2Access& out) {

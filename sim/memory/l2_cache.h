@@ -87,6 +87,10 @@ struct L2Options {
   i64 max_tile_records = i64{1} << 16;
   // Simulate one set group in this many (a power of two, 1..256; 1 = exact).
   int set_sampling = 1;
+  // Set sampling: find a request's sampled lines from each 512-line block's
+  // sampled sets rather than by testing every line (same lines and results;
+  // false = line by line, the reference the tests compare with).
+  bool sampled_gather_by_block = true;
 };
 
 // Indexed by AccessKind: Read, Write, ReduceAdd.
@@ -231,6 +235,7 @@ class L2Cache {
   void gather_lines(const trace::RangeAccess& a);
   template <bool Sampled>
   void gather_lines(const trace::RangeAccess& a);
+  bool gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail);
   template <int W>
   void mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways);
   template <int W>
@@ -252,6 +257,11 @@ class L2Cache {
   unsigned partition_bits_ = 0;
   std::vector<u32> stored_index_;  // set sampling: per set, its stored index or kUnsampled
   std::vector<u64> sampled_bits_;  // ... and a bit per set (sampled), small enough for the host's L1
+  // ... and per chunk of 512 sets (sets_ a multiple of 512), its sampled
+  // offsets in ascending order: chunk c's are block_offsets_[block_first_[c] ..
+  // block_first_[c + 1]).
+  std::vector<std::uint16_t> block_offsets_;
+  std::vector<u32> block_first_;
   int ways_ = 0;
   u64 all_ways_ = 0;
   unsigned line_shift_ = 7, sector_shift_ = 5;
