@@ -602,7 +602,10 @@ BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
         a.rows = rng() % 3 == 0 ? 1 : 1 + static_cast<i64>(rng() % 200);
         a.row_bytes = rng() % 2 == 0 ? 64 + static_cast<i64>(rng() % 128) : 128 * (1 + static_cast<i64>(rng() % 600));
         const i64 line_stride = (a.row_bytes + 127) / 128 + static_cast<i64>(rng() % 40);
-        a.stride = rng() % 4 == 0 ? a.row_bytes + static_cast<i64>(rng() % 300) : 128 * line_stride;
+        const int stride_kind = static_cast<int>(rng() % 4);  // not whole lines; 16k lines; any whole lines
+        a.stride = stride_kind == 0   ? a.row_bytes + static_cast<i64>(rng() % 300)
+                   : stride_kind == 1 ? 2048 * (1 + static_cast<i64>(rng() % 4))
+                                      : 128 * line_stride;
         a.addr = kBase + (rng() % (u64{24} << 20)) / 32 * 32 + (rng() % 2) * 16;
         const int partition = static_cast<int>(rng() % 2);
         const memory::L2Access ax = x.access(a, now, partition);

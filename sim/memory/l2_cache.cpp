@@ -282,11 +282,12 @@ void L2Cache::choose_sampled_sets() {
   block_offsets_.clear();
   block_first_.assign(1, 0);
   if (sets_ % 512 != 0) return;
-  for (u64 chunk = 0; chunk < static_cast<u64>(sets_) / 512; ++chunk) {
-    for (u64 o = 0; o < 512; ++o)
-      if (is_sampled_set(chunk * 512 + o)) block_offsets_.push_back(static_cast<std::uint16_t>(o));
-    block_first_.push_back(static_cast<u32>(block_offsets_.size()));
-  }
+  for (u64 chunk = 0; chunk < static_cast<u64>(sets_) / 512; ++chunk)
+    for (u64 low = 0; low < 16; ++low) {
+      for (u64 o = low; o < 512; o += 16)
+        if (is_sampled_set(chunk * 512 + o)) block_offsets_.push_back(static_cast<std::uint16_t>(o));
+      block_first_.push_back(static_cast<u32>(block_offsets_.size()));
+    }
 }
 
 L2Counters L2Cache::counters() const {
@@ -862,29 +863,30 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
 // blocks and, in each, only the lines that land in sampled sets. In block B
 // line B + k goes to set block_set + (fold(B) ^ k) mod 512, so the sampled
 // offsets o of that chunk give the candidate lines k = o ^ fold(B) mod 512;
-// a candidate is kept when it lies in a row. Blocks are taken in address
-// order, as the line-by-line gather takes them (rows do not overlap); within
-// a block the lines come in another order, which changes nothing, since each
-// goes to a different set. Returns false, doing nothing, where testing each
-// line is cheaper (fewer lines than candidates) or rows overlap.
+// a candidate is kept when it lies in a row. When the rows' lines have fewer
+// than 16 residues mod 16 (a row of under 16 lines, rows 16k lines apart),
+// only the offsets whose low 4 bits match one of them are candidates. Blocks
+// are taken in address order, as the line-by-line gather takes them (rows do
+// not overlap); within a block the lines come in another order, which changes
+// nothing, since each goes to a different set. Returns false, doing nothing,
+// where testing each line is cheaper (fewer lines than candidates) or rows
+// overlap.
 bool L2Cache::gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail) {
   if (rows > 1 && step <= span) return false;
   const u64 last = first + static_cast<u64>(rows - 1) * step + span;
   const u64 lines = static_cast<u64>(rows) * (span + 1);
   const u64 blocks = (last >> 9) - (first >> 9) + 1;
-  if (blocks * (512 / static_cast<u64>(sampling_)) >= lines) return false;
+  const u64 residues = (rows == 1 || step % 16 == 0) && span < 15 ? span + 1 : 16;
+  if (blocks * residues * (512 / 16) / static_cast<u64>(sampling_) >= lines) return false;
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
   const bool pow2_step = std::has_single_bit(step);
   const unsigned step_shift = pow2_step ? static_cast<unsigned>(std::countr_zero(step)) : 0;
   LineRef* const begin = lines_.data();
   LineRef* out = begin;
-  for (u64 block = first & ~u64{511}; block <= last; block += 512) {
-    const u64 fold = fold32(block);
-    const u64 block_set = fast_mod(static_cast<std::uint32_t>(fold & ~u64{511}), set_mod_magic_, static_cast<u64>(sets_));
-    const u64 chunk = block_set >> 9;
-    // Branch-free: a candidate is written and kept or overwritten (about
-    // half are rejected, at random).
-    for (u32 i = block_first_[chunk]; i < block_first_[chunk + 1]; ++i) {
+  // Branch-free: a candidate is written and then kept or overwritten (most
+  // are rejected, at random).
+  auto take = [&](u64 block, u64 fold, u64 block_set, u32 from, u32 to) {
+    for (u32 i = from; i < to; ++i) {
       const u64 o = block_offsets_[i];
       const u64 line = block | ((o ^ fold) & 511);
       const u64 d = line - first;  // wraps for lines before the request
@@ -894,6 +896,19 @@ bool L2Cache::gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, u
       const unsigned mask = at == 0 ? head : at == span ? tail : full;
       *out = {stored_index_[block_set + o], static_cast<u32>(line), mask};
       out += keep;
+    }
+  };
+  for (u64 block = first & ~u64{511}; block <= last; block += 512) {
+    const u64 fold = fold32(block);
+    const u64 block_set = fast_mod(static_cast<std::uint32_t>(fold & ~u64{511}), set_mod_magic_, static_cast<u64>(sets_));
+    const u32* const bucket = block_first_.data() + (block_set >> 9) * 16;
+    if (residues == 16) {
+      take(block, fold, block_set, bucket[0], bucket[16]);
+      continue;
+    }
+    for (u64 p = 0; p < residues; ++p) {
+      const u64 low = (fold ^ (first + p)) & 15;
+      take(block, fold, block_set, bucket[low], bucket[low + 1]);
     }
   }
   line_count_ = static_cast<size_t>(out - begin);

@@ -258,8 +258,8 @@ class L2Cache {
   std::vector<u32> stored_index_;  // set sampling: per set, its stored index or kUnsampled
   std::vector<u64> sampled_bits_;  // ... and a bit per set (sampled), small enough for the host's L1
   // ... and per chunk of 512 sets (sets_ a multiple of 512), its sampled
-  // offsets in ascending order: chunk c's are block_offsets_[block_first_[c] ..
-  // block_first_[c + 1]).
+  // offsets grouped by their low 4 bits: chunk c's offsets o with o mod 16 = b
+  // are block_offsets_[block_first_[16c + b] .. block_first_[16c + b + 1]).
   std::vector<std::uint16_t> block_offsets_;
   std::vector<u32> block_first_;
   int ways_ = 0;
