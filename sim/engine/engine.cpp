@@ -23,8 +23,8 @@ struct SmRates {
   double sfu = 0;     // SFU ops/cycle
   double efficiency = 1;     // the family's compute_efficiency: divides the pipe time
   double step_overhead = 0;  // the family's step_overhead: CTA cycles per step off the pipes
-  double cycles(const trace::ComputeWork& w) const {
-    return (static_cast<double>(w.tensor_flops) / tensor) / efficiency + fp32_sfu_cycles(w);
+  double tensor_cycles(const trace::ComputeWork& w) const {
+    return (static_cast<double>(w.tensor_flops) / tensor) / efficiency;
   }
   double fp32_sfu_cycles(const trace::ComputeWork& w) const {
     return (static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu) / efficiency;
@@ -82,6 +82,7 @@ class KernelRunner {
     for (size_t i = 0; i < slots_.size(); ++i) {
       slots_[i].sm = static_cast<int>(i) / per_sm_;
       slots_[i].slot = static_cast<int>(i) % per_sm_;
+      slots_[i].partition = slots_[i].sm * partitions_ / sm_count_;  // SMs split evenly between L2 partitions
       slots_[i].ring.resize(static_cast<size_t>(stages_));
     }
     pipe_free_.assign(static_cast<size_t>(sm_count_), 0);
@@ -124,7 +125,7 @@ class KernelRunner {
     i64 index = 0;
   };
   struct Slot {
-    int sm = 0, slot = 0;
+    int sm = 0, slot = 0, partition = 0;
     i64 cta = 0;
     std::unique_ptr<trace::StepCursor> cursor;
     std::vector<Buffered> ring;
@@ -136,7 +137,7 @@ class KernelRunner {
 
   // A slot has at most one pending event; ties in time run in push order.
   void push(double t, u32 slot, EventKind kind) { events_.push(slot, t, static_cast<u32>(kind)); }
-  int partition(const Slot& s) const { return s.sm * partitions_ / sm_count_; }
+  int partition(const Slot& s) const { return s.partition; }
 
   std::string cta_label(const Slot& s) const {
     const i64 x = s.cta % grid_.x, y = (s.cta / grid_.x) % grid_.y, z = s.cta / (grid_.x * grid_.y);
@@ -188,10 +189,11 @@ class KernelRunner {
     const Buffered& b = s.ring[static_cast<size_t>(s.head)];
     double& pipe_free = pipe_free_[static_cast<size_t>(s.sm)];
     const double start = std::max(t, pipe_free);
-    const double duration = rates_.cycles(b.step.compute);
+    const double fp32_sfu = rates_.fp32_sfu_cycles(b.step.compute);
+    const double duration = rates_.tensor_cycles(b.step.compute) + fp32_sfu;
     pipe_free = start + duration;
     pipe_busy_ += duration;
-    fp32_sfu_busy_ += rates_.fp32_sfu_cycles(b.step.compute);
+    fp32_sfu_busy_ += fp32_sfu;
     if (timeline_) {
       if (start > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, start);
       if (duration > 0) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", start, start + duration);
