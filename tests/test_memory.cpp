@@ -579,15 +579,15 @@ BOOST_AUTO_TEST_CASE(set_sampled_cache_estimates_the_exact_counts) {
   BOOST_TEST(y.line_visits < x.line_visits / 4);
 }
 
-// The block-wise search for sampled lines finds exactly the lines that
-// testing every line finds: every counter agrees after every
-// request, for long and short rows, odd offsets, strides that are and are not
-// whole lines, all access kinds, and set counts that are and are not a
-// multiple of 512.
+// The search for sampled lines by 512-line block finds exactly the lines
+// that testing every line finds: every counter agrees after every request,
+// for rows of 1 to 3000 lines, odd offsets, strides that are and are not
+// whole lines (16k lines apart, for the residue filter; rows overlapping or
+// not), all access kinds, and set counts that are and are not a multiple of 512.
 BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
   const L2Geometry geometries[] = {small_l2(4 << 20, 2), L2Geometry{384 * 16 * 128, 128, 32, 16, 2}};
   for (const L2Geometry& g : geometries)
-    for (const int s : {2, 16, 64}) {
+    for (const int s : {2, 16, 64, 256}) {
       if (g.sets() % (2 * s) != 0) continue;
       L2Options by_block = options(), by_line = options();
       by_block.set_sampling = by_line.set_sampling = s;
@@ -595,16 +595,26 @@ BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
       L2Cache x(g, by_block), y(g, by_line);
       std::mt19937_64 rng(static_cast<u64>(s) * 131 + static_cast<u64>(g.sets()));
       double now = 0;
-      for (int i = 0; i < 3000; ++i) {
+      for (int i = 0; i < 2000; ++i) {
         RangeAccess a;
         a.kind = static_cast<AccessKind>(rng() % 3);
         a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
-        a.rows = rng() % 3 == 0 ? 1 : 1 + static_cast<i64>(rng() % 200);
-        a.row_bytes = rng() % 2 == 0 ? 64 + static_cast<i64>(rng() % 128) : 128 * (1 + static_cast<i64>(rng() % 600));
+        const u64 shape = rng() % 6;
+        if (shape < 2) {  // short rows, many of them
+          a.row_bytes = 1 + static_cast<i64>(rng() % 1024);
+          a.rows = 1 + static_cast<i64>(rng() % 200);
+        } else if (shape < 5) {  // rows of up to 600 lines
+          a.row_bytes = 128 * (1 + static_cast<i64>(rng() % 600)) - static_cast<i64>(rng() % 2) * 48;
+          a.rows = 1 + static_cast<i64>(rng() % 16);
+        } else {  // rows of up to 3000 lines
+          a.row_bytes = 128 * (1 + static_cast<i64>(rng() % 3000));
+          a.rows = 1 + static_cast<i64>(rng() % 3);
+        }
         const i64 line_stride = (a.row_bytes + 127) / 128 + static_cast<i64>(rng() % 40);
-        const int stride_kind = static_cast<int>(rng() % 4);  // not whole lines; 16k lines; any whole lines
-        a.stride = stride_kind == 0   ? a.row_bytes + static_cast<i64>(rng() % 300)
-                   : stride_kind == 1 ? 2048 * (1 + static_cast<i64>(rng() % 4))
+        const u64 stride_kind = rng() % 5;
+        a.stride = stride_kind == 0   ? a.row_bytes + static_cast<i64>(rng() % 300)                    // not whole lines
+                   : stride_kind == 1 ? static_cast<i64>(rng() % static_cast<u64>(a.row_bytes + 1))  // rows overlap
+                   : stride_kind == 2 ? 2048 * (1 + static_cast<i64>(rng() % 4))                      // 16k lines
                                       : 128 * line_stride;
         a.addr = kBase + (rng() % (u64{24} << 20)) / 32 * 32 + (rng() % 2) * 16;
         const int partition = static_cast<int>(rng() % 2);
@@ -614,15 +624,22 @@ BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
         y.complete(now + 500, now + 600);
         const auto cx = x.counters(), cy = y.counters();
         BOOST_TEST_CONTEXT("S=" << s << " sets=" << g.sets() << " request " << i) {
+          BOOST_TEST(ax.sectors == ay.sectors);
+          BOOST_TEST(ax.far == ay.far);
           BOOST_TEST(ax.fetch_sectors == ay.fetch_sectors);
           BOOST_TEST(ax.writeback_sectors == ay.writeback_sectors);
+          BOOST_TEST(ax.pending_ready == ay.pending_ready);
           BOOST_TEST(cx.total().hit_sectors == cy.total().hit_sectors);
           BOOST_TEST(cx.total().miss_sectors == cy.total().miss_sectors);
+          BOOST_TEST(cx.fetch_sectors == cy.fetch_sectors);
           BOOST_TEST(cx.line_visits == cy.line_visits);
+          BOOST_TEST(cx.dirty_mark_visits == cy.dirty_mark_visits);
+          BOOST_TEST(cx.unsampled_requests == cy.unsampled_requests);
           BOOST_TEST(cx.writeback_sectors == cy.writeback_sectors);
           BOOST_TEST(x.dirty_sectors() == y.dirty_sectors());
+          BOOST_TEST(x.resident_sectors() == y.resident_sectors());
         }
-        if (cx.total().miss_sectors != cy.total().miss_sectors) break;
+        if (cx.line_visits != cy.line_visits || cx.total().miss_sectors != cy.total().miss_sectors) break;
         now += 100;
       }
     }
