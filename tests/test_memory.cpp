@@ -645,6 +645,80 @@ BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
     }
 }
 
+// Eager write-back: a written tile reaches DRAM `delay` cycles later, with
+// the first request after that; its lines stay resident and clean, and a
+// second write makes them dirty (and due) again.
+BOOST_AUTO_TEST_CASE(eager_write_back_cleans_lines_after_the_delay_and_keeps_them) {
+  L2Options o = options();
+  o.writeback_delay_cycles = 1000;
+  L2Cache l2(small_l2(1 << 20), o);
+  const auto tile = range(AccessKind::Write, kBase, 64 * 128);
+  const auto other = range(AccessKind::Read, kBase + (1 << 19), 128, 1);
+  auto at = [&](const RangeAccess& a, double t) {
+    const auto r = l2.access(a, t, 0);
+    l2.complete(t, t);
+    return r;
+  };
+  BOOST_TEST(at(tile, 0).writeback_sectors == 0);
+  BOOST_TEST(at(other, 999).writeback_sectors == 0);  // not due yet
+  BOOST_TEST(l2.dirty_sectors() == 256);
+  BOOST_TEST(at(other, 1000).writeback_sectors == 256);  // due: the tile's 256 sectors
+  BOOST_TEST(l2.dirty_sectors() == 0);
+  BOOST_TEST(l2.counters().eager_writeback_sectors == 256);
+  const auto reread = at(range(AccessKind::Read, kBase, 64 * 128), 1100);
+  BOOST_TEST(reread.fetch_sectors == 0);  // still resident
+  for (int round = 0; round < 2; ++round) {  // the second write goes through the tile record
+    const double t = 2000 + 2000 * round;
+    BOOST_TEST(at(tile, t).writeback_sectors == 0);
+    BOOST_TEST(l2.dirty_sectors() == 256);
+    BOOST_TEST(at(other, t + 1000).writeback_sectors == 256);
+  }
+  BOOST_TEST(l2.counters().writeback_sectors == 3 * 256);
+  // A flush drops what is queued: nothing is written back after it.
+  at(tile, 10000);
+  l2.flush();
+  BOOST_TEST(at(other, 20000).writeback_sectors == 0);
+  L2Options bad = options();
+  bad.writeback_delay_cycles = -1;
+  BOOST_CHECK_THROW(L2Cache(small_l2(), bad), InputError);
+}
+
+// The tile records' fast paths stay exact with eager write-back: a record
+// whose lines were cleaned is no longer all dirty. Random writes, reads and
+// reductions through a cache with and without the fast path agree on every
+// counter after every request.
+BOOST_AUTO_TEST_CASE(eager_write_back_keeps_the_fast_path_exact) {
+  L2Options fast = options(), slow = options("lru", 0, false);
+  fast.writeback_delay_cycles = slow.writeback_delay_cycles = 3000;
+  L2Cache x(small_l2(1 << 18, 2), fast), y(small_l2(1 << 18, 2), slow);
+  std::mt19937_64 rng(11);
+  double now = 0;
+  for (int i = 0; i < 20000; ++i) {
+    // A few tiles, re-requested often, so that records become valid and are written back.
+    const u64 tile = rng() % 24;
+    RangeAccess a = range(static_cast<AccessKind>(rng() % 3), kBase + tile * 8192, 4096,
+                          static_cast<trace::TensorIndex>(tile % 3));
+    if (tile % 4 == 0) {  // strided ones too
+      a.rows = 8;
+      a.row_bytes = 256;
+      a.stride = 1024;
+    }
+    const auto rx = x.access(a, now, 0), ry = y.access(a, now, 0);
+    x.complete(now + 400, now + 500);
+    y.complete(now + 400, now + 500);
+    BOOST_TEST_CONTEXT("request " << i) {
+      BOOST_TEST(rx.writeback_sectors == ry.writeback_sectors);
+      BOOST_TEST(rx.fetch_sectors == ry.fetch_sectors);
+      BOOST_TEST(x.dirty_sectors() == y.dirty_sectors());
+    }
+    if (rx.writeback_sectors != ry.writeback_sectors || x.dirty_sectors() != y.dirty_sectors()) break;
+    now += static_cast<double>(rng() % 200);
+  }
+  BOOST_TEST(x.counters().eager_writeback_sectors == y.counters().eager_writeback_sectors);
+  BOOST_TEST(x.counters().eager_writeback_sectors > 0);
+  BOOST_TEST(x.counters().fast_path_requests > 1000);
+}
+
 BOOST_AUTO_TEST_CASE(far_partition_hits_cost_the_far_latency) {
   const auto p = test_profile();
   memory::MemorySystem mem(p, options());

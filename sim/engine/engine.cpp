@@ -334,6 +334,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   memory::L2Options l2o;
   l2o.replacement = options.l2_replacement;
   l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
+  l2o.writeback_delay_cycles = options.l2_writeback_delay_cycles.value_or(p.l2_writeback_delay_cycles);
   l2o.tile_fast_path = options.l2_tile_fast_path;
   l2o.set_sampling = options.l2_set_sampling;
   memory::MemorySystem mem(p, l2o);
@@ -344,7 +345,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   SimulationResult result;
   result.profile = p.name;
   result.options = options;
-  result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the value used
+  result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the values used
+  result.options.l2_writeback_delay_cycles = l2o.writeback_delay_cycles;
   result.tensor_names = source.tensor_names();
   const i64 sector = p.l2_sector_bytes;
   const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;

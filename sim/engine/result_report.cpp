@@ -1,6 +1,7 @@
 #include "sim/engine/result_report.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace iosim::engine {
 
@@ -94,6 +95,9 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   j.field("l2_replacement", r.options.l2_replacement);
   j.field("cold_l2_per_kernel", r.options.cold_l2_per_kernel);
   j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles.value_or(0));
+  const double delay = r.options.l2_writeback_delay_cycles.value_or(std::numeric_limits<double>::infinity());
+  if (delay < std::numeric_limits<double>::infinity()) j.field("l2_writeback_delay_cycles", delay);
+  else j.field("l2_writeback_delay_cycles", "never");
   bool all_calibrated = !r.kernels.empty();
   for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.timing.calibrated;
   j.field("timing_calibrated", all_calibrated);  // every kernel's family has fitted timing on this profile

@@ -122,6 +122,7 @@ L2Counters L2Counters::minus(const L2Counters& o) const {
   }
   d.fetch_sectors = fetch_sectors - o.fetch_sectors;
   d.writeback_sectors = writeback_sectors - o.writeback_sectors;
+  d.eager_writeback_sectors = eager_writeback_sectors - o.eager_writeback_sectors;
   d.line_visits = line_visits - o.line_visits;
   d.fast_path_requests = fast_path_requests - o.fast_path_requests;
   d.dirty_mark_visits = dirty_mark_visits - o.dirty_mark_visits;
@@ -181,6 +182,9 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
     : geometry_(geometry), options_(options), policy_(make_replacement_policy(options.replacement)) {
   geometry_.validate();
   if (options_.merge_window_cycles < 0) throw InputError("L2 merge window must be >= 0 cycles");
+  if (!(options_.writeback_delay_cycles >= 0))
+    throw InputError("L2 write-back delay must be >= 0 cycles (or infinite: evictions only)");
+  eager_ = options_.writeback_delay_cycles < std::numeric_limits<double>::infinity();
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
@@ -654,6 +658,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       s.valid[w] = static_cast<std::uint8_t>(valid | mask);
       if constexpr (writes) {
         dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
+        if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
         s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
         if (s.tensor[w] != tensor) {
           if ((*s.owned_ways & bit) != 0 && s.owner[w] != me) records[owner_record[s.owner[w]]].valid = false;
@@ -682,7 +687,10 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       s.tag[w] = l.tag;
       s.valid[w] = static_cast<std::uint8_t>(mask);
       s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
-      if constexpr (writes) dirty_delta += popc(mask);
+      if constexpr (writes) {
+        dirty_delta += popc(mask);
+        note_dirtied(l.set, l.tag, w);
+      }
       s.stamp[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
       *s.valid_ways |= bit;
       if constexpr (Own) {
@@ -739,6 +747,7 @@ void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
     const SetView s = set_view(block, l.set);
     const int w = std::countr_zero(match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways);
     dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty[w]));
+    if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
     s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | l.mask);
     s.tensor[w] = tensor;
     if (refresh) s.stamp[w] = stamp;  // the newest stamp: max(own, owner's) is this
@@ -951,7 +960,42 @@ void L2Cache::hit_every_sector(const trace::RangeAccess& a, const TileRecord& re
   v.hits = rec.sectors;
 }
 
+// Eager write-backs due by `now` go to DRAM with this request (they cost DRAM
+// write bandwidth from now on); then the request is looked up.
 L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_partition) {
+  now_ = now;
+  const i64 eager = eager_ ? write_back_due(now) : 0;
+  L2Access out = lookup(a, now, requester_partition);
+  out.writeback_sectors += eager;
+  counters_.writeback_sectors += eager;
+  counters_.eager_writeback_sectors += eager;
+  return out;
+}
+
+// Cleans the queued lines whose delay has passed and that still hold the
+// dirty data queued (a line evicted since is skipped; one re-allocated with
+// the same tag and dirtied again is cleaned at the first due time, a
+// simplification). Records owning a cleaned line are no longer all dirty.
+// Returns the sectors written back (scaled by the sampling factor).
+i64 L2Cache::write_back_due(double now) {
+  i64 sectors = 0;
+  L2TensorCounts* const tensor_counts = counters_.tensor.data();
+  while (!dirty_queue_.empty() && dirty_queue_.front().due <= now) {
+    const DirtySince d = dirty_queue_.front();
+    dirty_queue_.pop_front();
+    const SetView s = set_view(d.set);
+    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0) continue;
+    const int n = popc(s.dirty[d.way]);
+    sectors += n;
+    tensor_counts[s.tensor[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
+    s.dirty[d.way] = 0;
+    if (((*s.owned_ways >> d.way) & 1u) != 0) records_[owner_record_[s.owner[d.way]]].all_dirty = false;
+  }
+  dirty_sectors_ -= sectors;
+  return sectors * sampling_;
+}
+
+L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_partition) {
   fill_count_ = 0;
   check_address_window(a);
   L2Access out;
@@ -1137,6 +1181,7 @@ i64 L2Cache::flush() {
   }
   for (auto& r : records_) r.owner_id = 0;
   release_all_owners();
+  dirty_queue_.clear();
   dirty_sectors_ = 0;
   fill_count_ = 0;
   return dropped;

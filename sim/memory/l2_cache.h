@@ -48,6 +48,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -88,6 +90,10 @@ struct L2Options {
   i64 max_tile_records = i64{1} << 14;
   // Simulate one set group in this many (a power of two, 1..256; 1 = exact).
   int set_sampling = 1;
+  // Eager write-back: a line that became dirty is written to DRAM this many
+  // cycles later if it is still dirty (it stays resident, clean); infinity =
+  // only evictions write back.
+  double writeback_delay_cycles = std::numeric_limits<double>::infinity();
   // Set sampling: find a request's sampled lines from each 512-line block's
   // sampled sets rather than by testing every line (same lines and results;
   // false = line by line, the reference the tests compare with).
@@ -127,7 +133,8 @@ struct L2Counters {
   std::array<L2KindCounts, kAccessKinds> kind{};
   std::vector<L2TensorCounts> tensor;  // by tensor index
   i64 fetch_sectors = 0;               // sectors filled from DRAM
-  i64 writeback_sectors = 0;           // dirty sectors written back on eviction
+  i64 writeback_sectors = 0;           // dirty sectors written back (on eviction, or eagerly)
+  i64 eager_writeback_sectors = 0;     // ... of them, written back by the eager write-back delay
   i64 line_visits = 0;                 // (row, line) pairs looked up one by one
   i64 fast_path_requests = 0;          // requests answered by a tile record
   i64 dirty_mark_visits = 0;           // lines of writes to valid tiles: only their dirty bits change
@@ -142,7 +149,7 @@ struct L2Access {
   bool far = false;           // some line lives in another partition than the requester
   i64 sectors = 0;            // requested sectors
   i64 fetch_sectors = 0;      // to read from DRAM now
-  i64 writeback_sectors = 0;  // dirty sectors evicted by this request
+  i64 writeback_sectors = 0;  // dirty sectors evicted by this request, or due for eager write-back
   double pending_ready = 0;   // hit lines still being filled by earlier misses until then
   double merged_ready = 0;    // merged: when the earlier request's data arrived
 };
@@ -226,6 +233,19 @@ class L2Cache {
   void hit_every_sector(const trace::RangeAccess& a, const TileRecord& rec, unsigned other_partitions, L2Access& out,
                         Visit& v);
   void check_address_window(const trace::RangeAccess& a);
+  L2Access lookup(const trace::RangeAccess& a, double now, int requester_partition);
+  // Eager write-back: lines that became dirty (0 -> some dirty sector) are
+  // queued with their due time; write_back_due cleans those due by `now`.
+  struct DirtySince {
+    double due;
+    u64 set;
+    u32 tag;
+    int way;
+  };
+  void note_dirtied(u64 set, u32 tag, int way) {
+    if (eager_) dirty_queue_.push_back({now_ + options_.writeback_delay_cycles, set, tag, way});
+  }
+  i64 write_back_due(double now);
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
   void insert_slot(u64 hash, u32 id);
@@ -309,6 +329,9 @@ class L2Cache {
   u32 last_record_ = 0;
   bool last_was_read_lookup_ = false;
 
+  bool eager_ = false;                   // writeback_delay_cycles is finite
+  double now_ = 0;                       // the current access's time
+  std::deque<DirtySince> dirty_queue_;  // in due order (requests come in time order)
   u32 clock_ = 1;  // recency clock: one tick per looked-up request (kept below 2^31)
   i64 dirty_sectors_ = 0;
   L2Counters counters_;

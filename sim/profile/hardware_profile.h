@@ -5,6 +5,7 @@
 // contradictory entries are rejected with file, key and line.
 #pragma once
 #include <array>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,9 @@ struct HardwareProfile {
   // Identical tile reads arriving within this many cycles of a read lookup
   // merge into it (0 = no merging); engine::EngineOptions can override it.
   double l2_merge_window_cycles = 0;
+  // Dirty lines are written to DRAM this long after they became dirty (and
+  // stay resident); infinity (`never`) = only on eviction.
+  double l2_writeback_delay_cycles = std::numeric_limits<double>::infinity();
 
   // Device memory.
   std::string dram_kind;      // "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"
