@@ -22,8 +22,8 @@ What is fitted (PARAMETERS below; each writes into a copy of the profile or adds
       a kernel's time depends only on its own family's two numbers), Jacobians by finite
       differences. Families listed in TIME_FAMILIES[f] = ("eff", "overhead") or a subset.
   l2.merge_window  against lts__t_sectors_srcunit_tex_op_read (read lookups): 1-D grid.
-To fit another scalar later (e.g. the eager DRAM write-back delay, flag --l2-writeback-delay,
-against dram__bytes_write.sum), add a GridParam to GRID_PARAMS; its metric is already collected.
+  l2.writeback_delay against dram__bytes_write.sum (eager write-back): 1-D grid.
+To fit another scalar later, add a GridParam to GRID_PARAMS.
 """
 import argparse, concurrent.futures, hashlib, json, math, os, re, subprocess, sys, tempfile
 
@@ -86,9 +86,11 @@ GRID_PARAMS = [
     GridParam("l2.merge_window", [0, 2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 128, 256],
               "read_lookups", profile_key=("l2", "merge_window"), select=same_requests,
               why="kernels whose L2->SM read bytes are within 10% of the trace's"),
-    # Later, once sim/memory has it (a CLI flag first, a profile key when it moves there):
-    # GridParam("l2.writeback_delay", [0, 1000, 2000, 5000, 10000, 20000, 50000], "dram_write",
-    #           flag="--l2-writeback-delay"),
+    # Eager write-back: how long a dirty line stays dirty in L2 before it is written to DRAM
+    # ("never": only on eviction, the model before 2026-11-23). Against dram__bytes_write.sum of
+    # every kernel (a kernel predicted to write nothing counts as a residual of -10).
+    GridParam("l2.writeback_delay", ["never", 0, 1000, 2000, 5000, 10000, 20000, 40000, 80000, 160000],
+              "dram_write", profile_key=("l2", "writeback_delay")),
 ]
 
 
@@ -289,13 +291,18 @@ def fit_time(sim, configs, meas, settings, start=None, iters=8, log=print):
     return {f: tuple(theta[f]) for f in TIME_FAMILIES if TIME_FAMILIES[f]}
 
 
+def with_unit(v, unit):
+    """A grid value as a profile value: numbers take the unit, words (never) stand alone."""
+    return v if isinstance(v, str) else f"{v} {unit}"
+
+
 def fit_grid(sim, configs, meas, settings, families, gp, log=print):
     rows = []
     for v in gp.grid:
         s = dict(settings)
         extra = ()
         if gp.profile_key:
-            s[gp.profile_key] = f"{v} {gp.unit}"
+            s[gp.profile_key] = with_unit(v, gp.unit)
         else:
             extra = (gp.flag, str(v))
         ps = pairs(meas, sim.run_all(configs, s, families, extra), gp.metric, gp.select)
@@ -418,7 +425,7 @@ def main():
         best, rows = fit_grid(sim, configs, meas, settings, fam, gp, log=p)
         grid_values[gp.name] = (best, rows)
         if gp.profile_key:
-            settings[gp.profile_key] = f"{best} {gp.unit}"
+            settings[gp.profile_key] = with_unit(best, gp.unit)
         p(f"  -> {gp.name} = {best}")
     p()
     p("3. Time again with the fitted grid parameters:")

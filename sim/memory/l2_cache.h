@@ -47,10 +47,12 @@
 // does. Requests for different tiles that share lines are not merged.
 #pragma once
 #include <array>
+#include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <queue>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,9 +92,9 @@ struct L2Options {
   i64 max_tile_records = i64{1} << 14;
   // Simulate one set group in this many (a power of two, 1..256; 1 = exact).
   int set_sampling = 1;
-  // Eager write-back: a line that became dirty is written to DRAM this many
-  // cycles later if it is still dirty (it stays resident, clean); infinity =
-  // only evictions write back.
+  // Eager write-back: a dirty line that has not been written for this many
+  // cycles is written to DRAM (it stays resident, clean); infinity = only
+  // evictions write back.
   double writeback_delay_cycles = std::numeric_limits<double>::infinity();
   // Set sampling: find a request's sampled lines from each 512-line block's
   // sampled sets rather than by testing every line (same lines and results;
@@ -234,17 +236,30 @@ class L2Cache {
                         Visit& v);
   void check_address_window(const trace::RangeAccess& a);
   L2Access lookup(const trace::RangeAccess& a, double now, int requester_partition);
-  // Eager write-back: lines that became dirty (0 -> some dirty sector) are
-  // queued with their due time; write_back_due cleans those due by `now`.
-  struct DirtySince {
+  // Eager write-back. Every write sets its line's last-write time (a write a
+  // tile record answers sets the record's, which stands for its lines, as its
+  // stamp does); a line that becomes dirty is queued with its due time, and
+  // write_back_due cleans the queued lines due by `now`, re-queueing those
+  // written since.
+  struct DueLine {
     double due;
     u64 set;
     u32 tag;
     int way;
+    bool operator>(const DueLine& o) const { return due > o.due; }
   };
-  void note_dirtied(u64 set, u32 tag, int way) {
-    if (eager_) dirty_queue_.push_back({now_ + options_.writeback_delay_cycles, set, tag, way});
+  void note_write(u64 set, u32 tag, int way, bool was_clean) {
+    if (!eager_) return;
+    last_write_[set * static_cast<u64>(ways_) + static_cast<u64>(way)] = now_;
+    if (was_clean) due_lines_.push({now_ + options_.writeback_delay_cycles, set, tag, way});
   }
+  // A line leaves its owner (or the owner is dropped): it keeps the owner's last write.
+  void fold_owner_write(u64 set, int way, u32 record) {
+    if (!eager_) return;
+    double& t = last_write_[set * static_cast<u64>(ways_) + static_cast<u64>(way)];
+    t = std::max(t, records_last_write(record));
+  }
+  double records_last_write(u32 record) const;
   i64 write_back_due(double now);
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
@@ -331,7 +346,8 @@ class L2Cache {
 
   bool eager_ = false;                   // writeback_delay_cycles is finite
   double now_ = 0;                       // the current access's time
-  std::deque<DirtySince> dirty_queue_;  // in due order (requests come in time order)
+  std::vector<double> last_write_;      // eager write-back: per (set, way), the last write's time
+  std::priority_queue<DueLine, std::vector<DueLine>, std::greater<DueLine>> due_lines_;
   u32 clock_ = 1;  // recency clock: one tick per looked-up request (kept below 2^31)
   i64 dirty_sectors_ = 0;
   L2Counters counters_;
