@@ -22,7 +22,7 @@ What is fitted (PARAMETERS below; each writes into a copy of the profile or adds
       a kernel's time depends only on its own family's two numbers), Jacobians by finite
       differences. Families listed in TIME_FAMILIES[f] = ("eff", "overhead") or a subset.
   l2.merge_window  against lts__t_sectors_srcunit_tex_op_read (read lookups): 1-D grid.
-  l2.writeback_delay against dram__bytes_write.sum (eager write-back): 1-D grid.
+  l2.dirty_limit against dram__bytes_write.sum (dirty data written back early): 1-D grid.
 To fit another scalar later, add a GridParam to GRID_PARAMS.
 """
 import argparse, concurrent.futures, hashlib, json, math, os, re, subprocess, sys, tempfile
@@ -86,11 +86,11 @@ GRID_PARAMS = [
     GridParam("l2.merge_window", [0, 2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 128, 256],
               "read_lookups", profile_key=("l2", "merge_window"), select=same_requests,
               why="kernels whose L2->SM read bytes are within 10% of the trace's"),
-    # Eager write-back: how long a dirty line stays dirty in L2 before it is written to DRAM
-    # ("never": only on eviction, the model before 2026-11-23). Against dram__bytes_write.sum of
-    # every kernel (a kernel predicted to write nothing counts as a residual of -10).
-    GridParam("l2.writeback_delay", ["never", 0, 1000, 2000, 5000, 10000, 20000, 40000, 80000, 160000],
-              "dram_write", profile_key=("l2", "writeback_delay")),
+    # Dirty limit: how much written data the L2 keeps dirty before it writes the oldest back
+    # ("none": only evictions write, the model before 2026-11-23). Against dram__bytes_write.sum
+    # of every kernel (a kernel predicted to write nothing counts as a residual of -10).
+    GridParam("l2.dirty_limit", ["none", "4 MiB", "8 MiB", "12 MiB", "16 MiB", "20 MiB", "24 MiB", "28 MiB",
+                                 "32 MiB", "40 MiB"], "dram_write", profile_key=("l2", "dirty_limit"), unit=""),
 ]
 
 
@@ -162,9 +162,11 @@ class Simulator:
         self.cache_dir = cache_dir
         os.makedirs(cache_dir, exist_ok=True)
         self.runs = 0
+        # Cached results are keyed by the binary too: a rebuilt model must not reuse old runs.
+        self.binary = hashlib.sha256(open(iosim, "rb").read()).hexdigest()[:16]
 
     def _one(self, flags, profile_text, extra):
-        key = hashlib.sha256((" ".join(flags + extra) + "\0" + profile_text).encode()).hexdigest()[:24]
+        key = hashlib.sha256((self.binary + "\0" + " ".join(flags + extra) + "\0" + profile_text).encode()).hexdigest()[:24]
         cached = os.path.join(self.cache_dir, key + ".json")
         if os.path.exists(cached):
             return json.load(open(cached))

@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {"frobnicate", "unknown command"},
       {kSmall + " --l2-policy mru", "unknown L2 replacement policy"},
       {kSmall + " --l2-sample 3", "power of two from 1 to 256"},
-      {kSmall + " --l2-writeback-delay soon", "cycles >= 0, or never"},
+      {kSmall + " --l2-dirty-limit lots", "or none"},
       {"trace --seq 64 --head-dim 64", "--out FILE is required"},
       {"replay /nonexistent/file.trace", "/nonexistent/file.trace"},
       {"replay", "exactly one trace FILE"},

@@ -645,52 +645,50 @@ BOOST_AUTO_TEST_CASE(sampled_gather_by_block_equals_line_by_line) {
     }
 }
 
-// Eager write-back: a written tile reaches DRAM `delay` cycles later, with
-// the first request after that; its lines stay resident and clean, and a
-// second write makes them dirty (and due) again.
-BOOST_AUTO_TEST_CASE(eager_write_back_cleans_lines_after_the_delay_and_keeps_them) {
+// Dirty limit: past it, the lines dirty the longest are written to DRAM with
+// the next request and stay resident and clean; a written-back line that is
+// written again is dirty again (and queued again).
+BOOST_AUTO_TEST_CASE(a_dirty_limit_writes_the_oldest_dirty_lines_back_early) {
   L2Options o = options();
-  o.writeback_delay_cycles = 1000;
+  o.dirty_limit_bytes = 64 * 128;  // 64 lines
   L2Cache l2(small_l2(1 << 20), o);
-  const auto tile = range(AccessKind::Write, kBase, 64 * 128);
+  const auto first = range(AccessKind::Write, kBase, 64 * 128);
+  const auto second = range(AccessKind::Write, kBase + (1 << 18), 32 * 128);
   const auto other = range(AccessKind::Read, kBase + (1 << 19), 128, 1);
   auto at = [&](const RangeAccess& a, double t) {
     const auto r = l2.access(a, t, 0);
     l2.complete(t, t);
     return r;
   };
-  BOOST_TEST(at(tile, 0).writeback_sectors == 0);
-  BOOST_TEST(at(other, 999).writeback_sectors == 0);  // not due yet
-  BOOST_TEST(l2.dirty_sectors() == 256);
-  BOOST_TEST(at(other, 1000).writeback_sectors == 256);  // due: the tile's 256 sectors
-  BOOST_TEST(l2.dirty_sectors() == 0);
-  BOOST_TEST(l2.counters().eager_writeback_sectors == 256);
-  const auto reread = at(range(AccessKind::Read, kBase, 64 * 128), 1100);
-  BOOST_TEST(reread.fetch_sectors == 0);  // still resident
+  BOOST_TEST(at(first, 0).writeback_sectors == 0);
+  BOOST_TEST(at(other, 10).writeback_sectors == 0);  // at the limit, not past it
+  BOOST_TEST(at(second, 20).writeback_sectors == 0);
+  BOOST_TEST(l2.dirty_sectors() == 96 * 4);
+  BOOST_TEST(at(other, 30).writeback_sectors == 32 * 4);  // the first tile's first 32 lines
+  BOOST_TEST(l2.dirty_sectors() == 64 * 4);
+  BOOST_TEST(l2.counters().eager_writeback_sectors == 32 * 4);
+  BOOST_TEST(at(range(AccessKind::Read, kBase, 64 * 128), 40).fetch_sectors == 0);  // still resident
   for (int round = 0; round < 2; ++round) {  // the second write goes through the tile record
-    const double t = 2000 + 2000 * round;
-    BOOST_TEST(at(tile, t).writeback_sectors == 0);
-    BOOST_TEST(l2.dirty_sectors() == 256);
-    BOOST_TEST(at(other, t + 1000).writeback_sectors == 256);
+    BOOST_TEST(at(first, 50 + 20 * round).writeback_sectors == 0);
+    BOOST_TEST(at(other, 60 + 20 * round).writeback_sectors == 32 * 4);  // the rest of the oldest
   }
-  BOOST_TEST(l2.counters().writeback_sectors == 3 * 256);
+  BOOST_TEST(l2.dirty_sectors() == 64 * 4);
   // A flush drops what is queued: nothing is written back after it.
-  at(tile, 10000);
   l2.flush();
-  BOOST_TEST(at(other, 20000).writeback_sectors == 0);
+  BOOST_TEST(at(second, 200).writeback_sectors == 0);
+  BOOST_TEST(at(other, 210).writeback_sectors == 0);
   L2Options bad = options();
-  bad.writeback_delay_cycles = -1;
+  bad.dirty_limit_bytes = -1;
   BOOST_CHECK_THROW(L2Cache(small_l2(), bad), InputError);
 }
 
-// The tile records' fast paths stay exact with eager write-back: a record
-// whose lines were cleaned is no longer all dirty, and a write the record
-// answers counts as a write of each of its lines. Random writes, reads and
+// The tile records' fast paths stay exact with a dirty limit: a record whose
+// lines were written back early is no longer all dirty. Random writes, reads and
 // reductions through a cache with and without the fast path agree on every
 // counter after every request.
-BOOST_AUTO_TEST_CASE(eager_write_back_keeps_the_fast_path_exact) {
+BOOST_AUTO_TEST_CASE(a_dirty_limit_keeps_the_fast_path_exact) {
   L2Options fast = options(), slow = options("lru", 0, false);
-  fast.writeback_delay_cycles = slow.writeback_delay_cycles = 3000;
+  fast.dirty_limit_bytes = slow.dirty_limit_bytes = 48 * 1024;
   L2Cache x(small_l2(1 << 18, 2), fast), y(small_l2(1 << 18, 2), slow);
   std::mt19937_64 rng(11);
   double now = 0;

@@ -641,15 +641,14 @@ BOOST_AUTO_TEST_CASE(a_zero_merge_window_or_step_overhead_is_off_not_an_error) {
   BOOST_TEST(iosim::profile::load_profile(f.file.string()).family_timing("softmax")->calibrated);
 }
 
-BOOST_AUTO_TEST_CASE(writeback_delay_is_cycles_or_never) {
-  BOOST_TEST(std::isinf(shipped("a100-sxm4-40gb").l2_writeback_delay_cycles));
-  const EditedProfile e = replace_line("  writeback_delay:", "  writeback_delay: {value: 2500 ns, source: \"x\"}");
-  const auto p = iosim::profile::load_profile(e.file.string());
-  BOOST_TEST(p.l2_writeback_delay_cycles == 2500e-9 * p.sm_clock_hz, boost::test_tools::tolerance(1e-9));
-  expect_rejected(replace_line("  writeback_delay:", "  writeback_delay: {value: -4 cycles, source: \"x\"}"),
-                  "l2.writeback_delay", "is negative");
-  expect_rejected(replace_line("  writeback_delay:", "  writeback_delay: {value: soon, source: \"x\"}"),
-                  "l2.writeback_delay", "never");
+BOOST_AUTO_TEST_CASE(dirty_limit_is_a_size_or_none) {
+  BOOST_TEST(std::isinf(shipped("a100-sxm4-40gb").l2_dirty_limit_bytes));
+  const EditedProfile e = replace_line("  dirty_limit:", "  dirty_limit: {value: 24 MiB, source: \"x\"}");
+  BOOST_TEST(iosim::profile::load_profile(e.file.string()).l2_dirty_limit_bytes == 24.0 * 1024 * 1024);
+  expect_rejected(replace_line("  dirty_limit:", "  dirty_limit: {value: 24, source: \"x\"}"), "l2.dirty_limit",
+                  "no unit");
+  expect_rejected(replace_line("  dirty_limit:", "  dirty_limit: {value: lots, source: \"x\"}"), "l2.dirty_limit",
+                  "none");
 }
 
 BOOST_AUTO_TEST_CASE(a_negative_or_unitless_merge_window_is_rejected) {

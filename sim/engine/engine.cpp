@@ -335,7 +335,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   memory::L2Options l2o;
   l2o.replacement = options.l2_replacement;
   l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
-  l2o.writeback_delay_cycles = options.l2_writeback_delay_cycles.value_or(p.l2_writeback_delay_cycles);
+  l2o.dirty_limit_bytes = options.l2_dirty_limit_bytes.value_or(p.l2_dirty_limit_bytes);
   l2o.tile_fast_path = options.l2_tile_fast_path;
   l2o.set_sampling = options.l2_set_sampling;
   memory::MemorySystem mem(p, l2o);
@@ -347,7 +347,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   result.profile = p.name;
   result.options = options;
   result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the values used
-  result.options.l2_writeback_delay_cycles = l2o.writeback_delay_cycles;
+  result.options.l2_dirty_limit_bytes = l2o.dirty_limit_bytes;
   result.tensor_names = source.tensor_names();
   const i64 sector = p.l2_sector_bytes;
   const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;

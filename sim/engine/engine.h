@@ -48,10 +48,10 @@ struct EngineOptions {
   // lts__t_sectors_srcunit_tex_op_read). SimulationResult::options holds the
   // value used.
   std::optional<double> l2_merge_window_cycles;
-  // Dirty L2 lines are written to DRAM this many cycles after they became
-  // dirty (infinity: only on eviction). Unset: the profile's
-  // l2.writeback_delay (fitted for the H200 against dram__bytes_write).
-  std::optional<double> l2_writeback_delay_cycles;
+  // At most this many bytes dirty in L2; past it the lines dirty the longest
+  // are written to DRAM early (infinity: only on eviction). Unset: the
+  // profile's l2.dirty_limit.
+  std::optional<double> l2_dirty_limit_bytes;
   // Exact tile-level fast path in the L2 (false: line by line; for tests).
   bool l2_tile_fast_path = true;
   // Simulate one L2 set group in this many and scale the counts (1 = exact;

@@ -51,7 +51,7 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
 
   j.key("dram").begin_object();
   j.field("read_bytes", k.dram_read_bytes).field("write_bytes", k.dram_write_bytes);
-  j.field("eager_write_bytes", k.l2.eager_writeback_sectors * sector_bytes);  // of write_bytes: by the write-back delay
+  j.field("early_write_bytes", k.l2.eager_writeback_sectors * sector_bytes);  // of write_bytes: by the dirty limit
   j.field("dirty_left_bytes", k.dirty_left_bytes).field("flushed_dirty_bytes", k.flushed_dirty_bytes);
   j.key("by_tensor").begin_object();
   for (size_t t = 0; t < k.l2.tensor.size(); ++t) {
@@ -96,9 +96,9 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   j.field("l2_replacement", r.options.l2_replacement);
   j.field("cold_l2_per_kernel", r.options.cold_l2_per_kernel);
   j.field("l2_merge_window_cycles", r.options.l2_merge_window_cycles.value_or(0));
-  const double delay = r.options.l2_writeback_delay_cycles.value_or(std::numeric_limits<double>::infinity());
-  if (delay < std::numeric_limits<double>::infinity()) j.field("l2_writeback_delay_cycles", delay);
-  else j.field("l2_writeback_delay_cycles", "never");
+  const double limit = r.options.l2_dirty_limit_bytes.value_or(std::numeric_limits<double>::infinity());
+  if (limit < std::numeric_limits<double>::infinity()) j.field("l2_dirty_limit_bytes", static_cast<i64>(limit));
+  else j.field("l2_dirty_limit_bytes", "none");
   bool all_calibrated = !r.kernels.empty();
   for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.timing.calibrated;
   j.field("timing_calibrated", all_calibrated);  // every kernel's family has fitted timing on this profile

@@ -137,7 +137,6 @@ struct L2Cache::TileRecord {
   double last_read_lookup = kNever;
   double data_ready = 0;  // when the last read lookup's data arrived
   double fill_ready = 0;  // latest fill-ready time over owned lines
-  double last_write = kNever;  // eager write-back: the last write the record answered for its lines
   i64 sectors = 0;        // requested sectors of one access
   i64 sampled_sectors = 0;  // ... in sampled sets (set sampling; else = sectors)
   u32 lookups = 0;        // non-merged lookups so far
@@ -183,9 +182,9 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
     : geometry_(geometry), options_(options), policy_(make_replacement_policy(options.replacement)) {
   geometry_.validate();
   if (options_.merge_window_cycles < 0) throw InputError("L2 merge window must be >= 0 cycles");
-  if (!(options_.writeback_delay_cycles >= 0))
-    throw InputError("L2 write-back delay must be >= 0 cycles (or infinite: evictions only)");
-  eager_ = options_.writeback_delay_cycles < std::numeric_limits<double>::infinity();
+  if (!(options_.dirty_limit_bytes >= 0))
+    throw InputError("L2 dirty limit must be >= 0 bytes (or infinite: evictions only)");
+  limited_ = options_.dirty_limit_bytes < std::numeric_limits<double>::infinity();
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
@@ -215,7 +214,9 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
   prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
   block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(stored_sets_));
-  if (eager_) last_write_.assign(static_cast<size_t>(stored_sets_) * static_cast<size_t>(ways_), kNever);
+  if (limited_)  // the sampled sets hold 1 / sampling_ of the dirty lines
+    dirty_limit_sectors_ = static_cast<i64>(options_.dirty_limit_bytes / static_cast<double>(geometry_.sector_bytes) /
+                                            static_cast<double>(sampling_));
   records_.reserve(static_cast<size_t>(options_.max_tile_records) + 2);
   records_.emplace_back();
   release_all_owners();
@@ -422,7 +423,6 @@ void L2Cache::recycle_owners() {
   for (const u32 id : released_) {
     if (owner_lines_[id] != 0 || owner_record_[id] == 0) continue;
     records_[owner_record_[id]].owner_id = 0;
-    records_[owner_record_[id]].last_write = kNever;  // it has no line left
     owner_record_[id] = 0;
     owner_stamp_[id] = 0;
     free_owners_.push_back(id);
@@ -447,7 +447,6 @@ void L2Cache::rebuild_records(double now) {
     for (u64 m = *s.owned_ways; m != 0; m &= m - 1) {
       const int w = std::countr_zero(m);
       s.stamp[w] = std::max(s.stamp[w], owner_stamp_[s.owner[w]]);
-      fold_owner_write(static_cast<u64>(set), w, owner_record_[s.owner[w]]);
     }
     *s.owned_ways = 0;
   }
@@ -459,7 +458,6 @@ void L2Cache::rebuild_records(double now) {
     TileRecord t = records_[r];
     if (!(now - t.last_read_lookup < options_.merge_window_cycles)) continue;
     t.owner = t.valid = t.all_dirty = false;
-    t.last_write = kNever;  // folded into its lines above
     t.fill_ready = 0;
     kept.push_back(t);
   }
@@ -640,7 +638,6 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
           const u32 o = s.owner[w];
           s.stamp[w] = std::max(s.stamp[w], owner_stamp[o]);  // keep its effective stamp
           if (o != me) {
-            fold_owner_write(l.set, w, owner_record[o]);
             records[owner_record[o]].valid = false;
             drop(o);
             s.owner[w] = me;
@@ -664,7 +661,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       s.valid[w] = static_cast<std::uint8_t>(valid | mask);
       if constexpr (writes) {
         dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
-        note_write(l.set, l.tag, w, s.dirty[w] == 0);
+        if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
         s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
         if (s.tensor[w] != tensor) {
           if ((*s.owned_ways & bit) != 0 && s.owner[w] != me) records[owner_record[s.owner[w]]].valid = false;
@@ -695,7 +692,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
       if constexpr (writes) {
         dirty_delta += popc(mask);
-        note_write(l.set, l.tag, w, true);
+        note_dirtied(l.set, l.tag, w);
       }
       s.stamp[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
       *s.valid_ways |= bit;
@@ -753,7 +750,7 @@ void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
     const SetView s = set_view(block, l.set);
     const int w = std::countr_zero(match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways);
     dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty[w]));
-    note_write(l.set, l.tag, w, s.dirty[w] == 0);
+    if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
     s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | l.mask);
     s.tensor[w] = tensor;
     if (refresh) s.stamp[w] = stamp;  // the newest stamp: max(own, owner's) is this
@@ -966,49 +963,54 @@ void L2Cache::hit_every_sector(const trace::RangeAccess& a, const TileRecord& re
   v.hits = rec.sectors;
 }
 
-// Eager write-backs due by `now` go to DRAM with this request (they cost DRAM
+// Dirty data past the limit goes to DRAM with this request (it costs DRAM
 // write bandwidth from now on); then the request is looked up.
 L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_partition) {
-  now_ = now;
-  const i64 eager = eager_ ? write_back_due(now) : 0;
+  const i64 early = limited_ ? write_back_excess() : 0;
   L2Access out = lookup(a, now, requester_partition);
-  out.writeback_sectors += eager;
-  counters_.writeback_sectors += eager;
-  counters_.eager_writeback_sectors += eager;
+  if (limited_ && dirty_order_.size() > 2 * static_cast<size_t>(stored_sets_ * ways_) + 1024) compact_dirty_order();
+  out.writeback_sectors += early;
+  counters_.writeback_sectors += early;
+  counters_.eager_writeback_sectors += early;
   return out;
 }
 
-double L2Cache::records_last_write(u32 record) const { return records_[record].last_write; }
-
-// Cleans the queued lines whose delay has passed since their last write
-// (their own, or their owning record's): a line evicted or cleaned since is
-// dropped, one written since goes back in the queue at its new due time.
-// Records owning a cleaned line are no longer all dirty. Returns the sectors
-// written back (scaled by the sampling factor).
-i64 L2Cache::write_back_due(double now) {
+// Cleans the lines dirty the longest until the dirty sectors are within the
+// limit; a queued line evicted or cleaned since is skipped. Records owning a
+// cleaned line are no longer all dirty. Returns the sectors written back
+// (scaled by the sampling factor).
+i64 L2Cache::write_back_excess() {
   i64 sectors = 0;
   L2TensorCounts* const tensor_counts = counters_.tensor.data();
-  const double delay = options_.writeback_delay_cycles;
-  while (!due_lines_.empty() && due_lines_.top().due <= now) {
-    const DueLine d = due_lines_.top();
-    due_lines_.pop();
+  while (dirty_sectors_ - sectors > dirty_limit_sectors_ && !dirty_order_.empty()) {
+    const DirtyLine d = dirty_order_.front();
+    dirty_order_.pop_front();
     const SetView s = set_view(d.set);
     if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0) continue;
-    const bool owned = ((*s.owned_ways >> d.way) & 1u) != 0;
-    double last = last_write_[d.set * static_cast<u64>(ways_) + static_cast<u64>(d.way)];
-    if (owned) last = std::max(last, records_[owner_record_[s.owner[d.way]]].last_write);
-    if (last + delay > now) {
-      due_lines_.push({last + delay, d.set, d.tag, d.way});
-      continue;
-    }
     const int n = popc(s.dirty[d.way]);
     sectors += n;
     tensor_counts[s.tensor[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
     s.dirty[d.way] = 0;
-    if (owned) records_[owner_record_[s.owner[d.way]]].all_dirty = false;
+    if (((*s.owned_ways >> d.way) & 1u) != 0) records_[owner_record_[s.owner[d.way]]].all_dirty = false;
   }
   dirty_sectors_ -= sectors;
   return sectors * sampling_;
+}
+
+// Drops the queue entries of lines evicted or cleaned since they were queued
+// (and any second entry of a line), keeping the order; the queue then holds at
+// most one entry per line.
+void L2Cache::compact_dirty_order() {
+  std::vector<bool> kept(static_cast<size_t>(stored_sets_ * ways_), false);
+  std::deque<DirtyLine> live;
+  for (const DirtyLine& d : dirty_order_) {
+    const SetView s = set_view(d.set);
+    const size_t at = static_cast<size_t>(d.set) * static_cast<size_t>(ways_) + static_cast<size_t>(d.way);
+    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0 || kept[at]) continue;
+    kept[at] = true;
+    live.push_back(d);
+  }
+  dirty_order_ = std::move(live);
 }
 
 L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_partition) {
@@ -1040,7 +1042,6 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
-    if (!is_read) rec->last_write = now;  // its lines' last write (eager write-back)
     if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
     hit_every_sector(a, *rec, other_partitions, out, v);
     if (is_read) {
@@ -1193,14 +1194,12 @@ i64 L2Cache::flush() {
   std::memset(block_->data_, 0, block_->size_);
   for (auto& r : records_) {
     r.owner = r.valid = r.all_dirty = false;
-    r.last_write = kNever;
     r.fill_ready = 0;
     r.last_read_lookup = kNever;
   }
   for (auto& r : records_) r.owner_id = 0;
   release_all_owners();
-  due_lines_ = {};
-  std::fill(last_write_.begin(), last_write_.end(), kNever);
+  dirty_order_.clear();
   dirty_sectors_ = 0;
   fill_count_ = 0;
   return dropped;

@@ -40,6 +40,15 @@
 // Requested bytes and sectors stay exact; docs/engine.md gives the measured
 // error. S = 1 is the exact model.
 //
+// Dirty limit (optional, `dirty_limit_bytes`). Nsight Compute counts more
+// DRAM writes during a kernel than evictions explain: on the H200 a streaming
+// copy of any size from 32 MB to 1 GB ends with 25-27 MB of its writes still
+// dirty in the 60 MB L2 (experiments/results/2026-11-23-h200-copy-writeback),
+// so the hardware writes dirty data back before it needs the ways. Modelled
+// as a limit on dirty bytes: past it, the lines dirty the longest are written
+// to DRAM and stay resident, clean. Checked when a request arrives, so the
+// write-back costs DRAM bandwidth from then on.
+//
 // Merging. A read of the identical tile (same address range) that arrives
 // less than `merge_window_cycles` after a read lookup of it is merged into
 // that lookup: it changes no cache state, costs no lookup, counts its sectors
@@ -47,12 +56,10 @@
 // does. Requests for different tiles that share lines are not merged.
 #pragma once
 #include <array>
-#include <algorithm>
 #include <cstdint>
-#include <functional>
+#include <deque>
 #include <limits>
 #include <memory>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,10 +99,9 @@ struct L2Options {
   i64 max_tile_records = i64{1} << 14;
   // Simulate one set group in this many (a power of two, 1..256; 1 = exact).
   int set_sampling = 1;
-  // Eager write-back: a dirty line that has not been written for this many
-  // cycles is written to DRAM (it stays resident, clean); infinity = only
-  // evictions write back.
-  double writeback_delay_cycles = std::numeric_limits<double>::infinity();
+  // At most this many bytes dirty: past it the lines dirty the longest are
+  // written to DRAM and stay resident, clean (infinity = only evictions write back).
+  double dirty_limit_bytes = std::numeric_limits<double>::infinity();
   // Set sampling: find a request's sampled lines from each 512-line block's
   // sampled sets rather than by testing every line (same lines and results;
   // false = line by line, the reference the tests compare with).
@@ -136,7 +142,7 @@ struct L2Counters {
   std::vector<L2TensorCounts> tensor;  // by tensor index
   i64 fetch_sectors = 0;               // sectors filled from DRAM
   i64 writeback_sectors = 0;           // dirty sectors written back (on eviction, or eagerly)
-  i64 eager_writeback_sectors = 0;     // ... of them, written back by the eager write-back delay
+  i64 eager_writeback_sectors = 0;     // ... of them, written back early by the dirty limit
   i64 line_visits = 0;                 // (row, line) pairs looked up one by one
   i64 fast_path_requests = 0;          // requests answered by a tile record
   i64 dirty_mark_visits = 0;           // lines of writes to valid tiles: only their dirty bits change
@@ -151,7 +157,7 @@ struct L2Access {
   bool far = false;           // some line lives in another partition than the requester
   i64 sectors = 0;            // requested sectors
   i64 fetch_sectors = 0;      // to read from DRAM now
-  i64 writeback_sectors = 0;  // dirty sectors evicted by this request, or due for eager write-back
+  i64 writeback_sectors = 0;  // dirty sectors evicted by this request, or written early (dirty limit)
   double pending_ready = 0;   // hit lines still being filled by earlier misses until then
   double merged_ready = 0;    // merged: when the earlier request's data arrived
 };
@@ -236,31 +242,18 @@ class L2Cache {
                         Visit& v);
   void check_address_window(const trace::RangeAccess& a);
   L2Access lookup(const trace::RangeAccess& a, double now, int requester_partition);
-  // Eager write-back. Every write sets its line's last-write time (a write a
-  // tile record answers sets the record's, which stands for its lines, as its
-  // stamp does); a line that becomes dirty is queued with its due time, and
-  // write_back_due cleans the queued lines due by `now`, re-queueing those
-  // written since.
-  struct DueLine {
-    double due;
+  // Dirty limit: lines that became dirty (0 -> some dirty sector), in that
+  // order; write_back_excess cleans the oldest while the limit is exceeded.
+  struct DirtyLine {
     u64 set;
     u32 tag;
     int way;
-    bool operator>(const DueLine& o) const { return due > o.due; }
   };
-  void note_write(u64 set, u32 tag, int way, bool was_clean) {
-    if (!eager_) return;
-    last_write_[set * static_cast<u64>(ways_) + static_cast<u64>(way)] = now_;
-    if (was_clean) due_lines_.push({now_ + options_.writeback_delay_cycles, set, tag, way});
+  void note_dirtied(u64 set, u32 tag, int way) {
+    if (limited_) dirty_order_.push_back({set, tag, way});
   }
-  // A line leaves its owner (or the owner is dropped): it keeps the owner's last write.
-  void fold_owner_write(u64 set, int way, u32 record) {
-    if (!eager_) return;
-    double& t = last_write_[set * static_cast<u64>(ways_) + static_cast<u64>(way)];
-    t = std::max(t, records_last_write(record));
-  }
-  double records_last_write(u32 record) const;
-  i64 write_back_due(double now);
+  i64 write_back_excess();
+  void compact_dirty_order();
   u32 find_or_create_record(const trace::RangeAccess& a, double now);
   void rebuild_records(double now);
   void insert_slot(u64 hash, u32 id);
@@ -344,10 +337,9 @@ class L2Cache {
   u32 last_record_ = 0;
   bool last_was_read_lookup_ = false;
 
-  bool eager_ = false;                   // writeback_delay_cycles is finite
-  double now_ = 0;                       // the current access's time
-  std::vector<double> last_write_;      // eager write-back: per (set, way), the last write's time
-  std::priority_queue<DueLine, std::vector<DueLine>, std::greater<DueLine>> due_lines_;
+  bool limited_ = false;                 // dirty_limit_bytes is finite
+  i64 dirty_limit_sectors_ = 0;          // ... in stored (sampled) sectors
+  std::deque<DirtyLine> dirty_order_;    // dirty limit: lines in the order they became dirty
   u32 clock_ = 1;  // recency clock: one tick per looked-up request (kept below 2^31)
   i64 dirty_sectors_ = 0;
   L2Counters counters_;

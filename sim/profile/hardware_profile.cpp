@@ -38,7 +38,7 @@ enum class Kind {
   op_rate,             // operations/s
   latency,             // SM cycles (ns converted with sm.clock)
   cycles_or_zero,      // SM cycles as latency, but 0 allowed (a window or overhead that is off)
-  cycles_or_never,     // SM cycles >= 0, or `never` (stored as infinity)
+  size_or_none,        // bytes, or `none` (stored as infinity: no limit)
   fraction,            // (0, 1]
   dram_kind,           // one of kDramKinds
   compute_capability,  // "<major>.<minor>"
@@ -83,7 +83,7 @@ const std::vector<Section>& schema() {
         {"associativity", Kind::count, &P::l2_associativity},
         {"bandwidth", Kind::bandwidth, &P::l2_bandwidth_bytes_per_s},
         {"merge_window", Kind::cycles_or_zero, &P::l2_merge_window_cycles},
-        {"writeback_delay", Kind::cycles_or_never, &P::l2_writeback_delay_cycles}}},
+        {"dirty_limit", Kind::size_or_none, &P::l2_dirty_limit_bytes}}},
       {"dram",
        {{"kind", Kind::dram_kind, &P::dram_kind},
         {"capacity", Kind::size, &P::dram_capacity_bytes},
@@ -146,8 +146,7 @@ std::string kind_valid(Kind kind) {
     case Kind::latency: return valid_units(UnitKind::latency) + " (ns converted with sm.clock)";
     case Kind::cycles_or_zero:
       return valid_units(UnitKind::latency) + ", >= 0 (0 = off; ns converted with sm.clock)";
-    case Kind::cycles_or_never:
-      return valid_units(UnitKind::latency) + ", >= 0 (ns converted with sm.clock), or never";
+    case Kind::size_or_none: return valid_units(UnitKind::size) + ", or none (no limit)";
     case Kind::fraction: return "a plain number in (0, 1], e.g. 0.9";
     case Kind::dram_kind: return "one of " + join(kDramKinds);
     case Kind::compute_capability: return "<major>.<minor> as a string, e.g. \"8.0\"";
@@ -304,11 +303,11 @@ class ProfileReader {
         return set(field, check(parse_latency_cycles(text, profile_.sm_clock_hz)));
       case Kind::cycles_or_zero:
         return set(field, check(parse_cycles_or_zero(text, profile_.sm_clock_hz)));
-      case Kind::cycles_or_never: {
-        if (text == "never") return set(field, std::numeric_limits<double>::infinity());
-        const auto parsed = parse_cycles_or_zero(text, profile_.sm_clock_hz);
+      case Kind::size_or_none: {
+        if (text == "none") return set(field, std::numeric_limits<double>::infinity());
+        const auto parsed = parse_size_bytes(text);
         if (!parsed.value) fail(line, key_path, parsed.problem, kind_valid(field.kind));
-        return set(field, *parsed.value);
+        return set(field, static_cast<double>(*parsed.value));
       }
       case Kind::fraction: return set(field, check(parse_fraction(text)));
       case Kind::dram_kind:

@@ -58,9 +58,9 @@ struct HardwareProfile {
   // Identical tile reads arriving within this many cycles of a read lookup
   // merge into it (0 = no merging); engine::EngineOptions can override it.
   double l2_merge_window_cycles = 0;
-  // Dirty lines are written to DRAM this long after they became dirty (and
-  // stay resident); infinity (`never`) = only on eviction.
-  double l2_writeback_delay_cycles = std::numeric_limits<double>::infinity();
+  // At most this many bytes dirty in L2; past it the lines dirty the longest
+  // are written to DRAM (and stay resident). Infinity (`none`) = only evictions.
+  double l2_dirty_limit_bytes = std::numeric_limits<double>::infinity();
 
   // Device memory.
   std::string dram_kind;      // "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"
