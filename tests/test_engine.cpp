@@ -209,8 +209,8 @@ BOOST_AUTO_TEST_CASE(a_dirty_limit_leaves_that_much_dirty_after_a_streaming_copy
   BOOST_TEST(limited.dram_write_bytes + limited.dirty_left_bytes == bytes);
   // Within one request of the limit: it is enforced as each request arrives.
   BOOST_TEST(std::abs(static_cast<double>(limited.dirty_left_bytes) - limit) <= 32 * 1024);
-  BOOST_TEST(limited.l2.eager_writeback_sectors > 0);
-  BOOST_TEST(none.l2.eager_writeback_sectors == 0);
+  BOOST_TEST(limited.l2.early_writeback_sectors > 0);
+  BOOST_TEST(none.l2.early_writeback_sectors == 0);
   BOOST_TEST(limited.dram_write_bytes > none.dram_write_bytes);
   BOOST_TEST(rel_diff(limited.seconds, none.seconds) < 0.05);  // nearly the same DRAM traffic
 }

@@ -666,7 +666,7 @@ BOOST_AUTO_TEST_CASE(a_dirty_limit_writes_the_oldest_dirty_lines_back_early) {
   BOOST_TEST(l2.dirty_sectors() == 96 * 4);
   BOOST_TEST(at(other, 30).writeback_sectors == 32 * 4);  // the first tile's first 32 lines
   BOOST_TEST(l2.dirty_sectors() == 64 * 4);
-  BOOST_TEST(l2.counters().eager_writeback_sectors == 32 * 4);
+  BOOST_TEST(l2.counters().early_writeback_sectors == 32 * 4);
   BOOST_TEST(at(range(AccessKind::Read, kBase, 64 * 128), 40).fetch_sectors == 0);  // still resident
   for (int round = 0; round < 2; ++round) {  // the second write goes through the tile record
     BOOST_TEST(at(first, 50 + 20 * round).writeback_sectors == 0);
@@ -714,8 +714,8 @@ BOOST_AUTO_TEST_CASE(a_dirty_limit_keeps_the_fast_path_exact) {
     if (rx.writeback_sectors != ry.writeback_sectors || x.dirty_sectors() != y.dirty_sectors()) break;
     now += static_cast<double>(rng() % 200);
   }
-  BOOST_TEST(x.counters().eager_writeback_sectors == y.counters().eager_writeback_sectors);
-  BOOST_TEST(x.counters().eager_writeback_sectors > 0);
+  BOOST_TEST(x.counters().early_writeback_sectors == y.counters().early_writeback_sectors);
+  BOOST_TEST(x.counters().early_writeback_sectors > 0);
   BOOST_TEST(x.counters().fast_path_requests > 1000);
 }
 

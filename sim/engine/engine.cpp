@@ -264,7 +264,7 @@ void add_l2(memory::L2Counters& into, const memory::L2Counters& c) {
   }
   into.fetch_sectors += c.fetch_sectors;
   into.writeback_sectors += c.writeback_sectors;
-  into.eager_writeback_sectors += c.eager_writeback_sectors;
+  into.early_writeback_sectors += c.early_writeback_sectors;
   into.line_visits += c.line_visits;
   into.fast_path_requests += c.fast_path_requests;
   into.dirty_mark_visits += c.dirty_mark_visits;

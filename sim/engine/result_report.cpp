@@ -51,7 +51,7 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
 
   j.key("dram").begin_object();
   j.field("read_bytes", k.dram_read_bytes).field("write_bytes", k.dram_write_bytes);
-  j.field("early_write_bytes", k.l2.eager_writeback_sectors * sector_bytes);  // of write_bytes: by the dirty limit
+  j.field("early_write_bytes", k.l2.early_writeback_sectors * sector_bytes);  // of write_bytes: by the dirty limit
   j.field("dirty_left_bytes", k.dirty_left_bytes).field("flushed_dirty_bytes", k.flushed_dirty_bytes);
   j.key("by_tensor").begin_object();
   for (size_t t = 0; t < k.l2.tensor.size(); ++t) {

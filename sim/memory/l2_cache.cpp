@@ -122,7 +122,7 @@ L2Counters L2Counters::minus(const L2Counters& o) const {
   }
   d.fetch_sectors = fetch_sectors - o.fetch_sectors;
   d.writeback_sectors = writeback_sectors - o.writeback_sectors;
-  d.eager_writeback_sectors = eager_writeback_sectors - o.eager_writeback_sectors;
+  d.early_writeback_sectors = early_writeback_sectors - o.early_writeback_sectors;
   d.line_visits = line_visits - o.line_visits;
   d.fast_path_requests = fast_path_requests - o.fast_path_requests;
   d.dirty_mark_visits = dirty_mark_visits - o.dirty_mark_visits;
@@ -971,7 +971,7 @@ L2Access L2Cache::access(const trace::RangeAccess& a, double now, int requester_
   if (limited_ && dirty_order_.size() > 2 * static_cast<size_t>(stored_sets_ * ways_) + 1024) compact_dirty_order();
   out.writeback_sectors += early;
   counters_.writeback_sectors += early;
-  counters_.eager_writeback_sectors += early;
+  counters_.early_writeback_sectors += early;
   return out;
 }
 

@@ -141,8 +141,8 @@ struct L2Counters {
   std::array<L2KindCounts, kAccessKinds> kind{};
   std::vector<L2TensorCounts> tensor;  // by tensor index
   i64 fetch_sectors = 0;               // sectors filled from DRAM
-  i64 writeback_sectors = 0;           // dirty sectors written back (on eviction, or eagerly)
-  i64 eager_writeback_sectors = 0;     // ... of them, written back early by the dirty limit
+  i64 writeback_sectors = 0;           // dirty sectors written back (on eviction, or early)
+  i64 early_writeback_sectors = 0;     // ... of them, written back early by the dirty limit
   i64 line_visits = 0;                 // (row, line) pairs looked up one by one
   i64 fast_path_requests = 0;          // requests answered by a tile record
   i64 dirty_mark_visits = 0;           // lines of writes to valid tiles: only their dirty bits change

@@ -31,7 +31,7 @@ double MemorySystem::request(const trace::RangeAccess& a, double now, int partit
   const double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
   double ready = transfer_end + hit_latency;
   if (r.merged) {
-    if (r.writeback_sectors > 0) dram_.write_back(r.writeback_sectors * sector_bytes_, now);  // eager ones
+    if (r.writeback_sectors > 0) dram_.write_back(r.writeback_sectors * sector_bytes_, now);  // early ones (dirty limit)
     ready = std::max(ready, r.merged_ready);
     l2_.complete(0, ready);
     return ready;
