@@ -484,6 +484,22 @@ BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algor
   }
 }
 
+// With a dirty limit, set sampling keeps the limit on the whole cache (each
+// sampled set holds 1 / S of the dirty data): DRAM writes and the dirty bytes
+// left stay within 2% of the exact model's.
+BOOST_AUTO_TEST_CASE(set_sampling_keeps_the_dirty_limit) {
+  const auto p = a100_with_l2(i64{4} << 20);
+  const auto tr = build(p, trace::Algorithm::standard, Pass::fwd, 2, 8, 2048, 64);
+  EngineOptions exact, sampled;
+  exact.l2_dirty_limit_bytes = sampled.l2_dirty_limit_bytes = 1 << 20;
+  sampled.l2_set_sampling = 16;
+  const auto x = engine::simulate(tr, p, exact), y = engine::simulate(tr, p, sampled);
+  BOOST_TEST(x.total.l2.early_writeback_sectors > 0);
+  BOOST_TEST(rel_diff(static_cast<double>(y.total.dram_write_bytes), static_cast<double>(x.total.dram_write_bytes)) < 0.02);
+  BOOST_TEST(rel_diff(static_cast<double>(y.total.dirty_left_bytes), static_cast<double>(x.total.dirty_left_bytes)) < 0.02);
+  BOOST_TEST(static_cast<double>(x.total.dirty_left_bytes) <= (1 << 20) + 64 * 1024);
+}
+
 // Standard attention with S and P 32x the L2: DRAM traffic is the analytic
 // count (S and P written and read once; Q, K, V read and O written once).
 BOOST_AUTO_TEST_CASE(standard_attention_dram_bytes_match_the_analytic_count_when_s_exceeds_l2) {
