@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/schedule/kernel_schedules.h"
+
 namespace iosim::count {
 
 using trace::Algorithm;
@@ -218,7 +220,8 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
       // per operand; 4 rows up to 1024 columns, else 1) fits in its shared
       // memory, twice otherwise.
       const i64 limit = run.sram_limit_bytes;
-      const i64 rows_per_cta = p.seq_k <= 1024 ? 4 : 1;
+      using Softmax = schedule::RowSoftmaxSchedule;  // its rule for rows per CTA, not its counts
+      const i64 rows_per_cta = p.seq_k <= Softmax::kWarpRowMaxCols ? Softmax::kThreads / 32 : 1;
       if (fwd) standard_forward(b, x, run.gemm, rows_per_cta * 1 * p.seq_k * 4 > limit);
       if (bwd) standard_backward(b, x, run.gemm, rows_per_cta * 2 * p.seq_k * 4 > limit);
       break;
