@@ -132,7 +132,7 @@ SimulationResult run(ListSource& source, const profile::HardwareProfile& p, Engi
   return engine::simulate(source, p, o);
 }
 
-trace::AlgorithmTrace build(const profile::HardwareProfile& p, trace::Algorithm a, Pass pass, i64 batch, i64 heads,
+trace::AlgorithmTrace build(const profile::HardwareProfile& p, workload::Algorithm a, Pass pass, i64 batch, i64 heads,
                             i64 n, i64 d, bool causal = false, i64 kv_heads = 0) {
   workload::Problem prob;
   prob.batch = batch;
@@ -391,7 +391,7 @@ BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
   const i64 block_n[2] = {320, 256};
   for (int i = 0; i < 2; ++i) {
     trace::TraceOptions o;
-    o.algorithm = trace::Algorithm::fa2;
+    o.algorithm = workload::Algorithm::fa2;
     o.block_m = 64;
     o.block_n = block_n[i];
     o.sram_limit_bytes = p.smem_per_block_bytes;
@@ -415,7 +415,7 @@ BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
 
 BOOST_AUTO_TEST_CASE(sm_to_l2_request_bytes_equal_the_io_count) {
   const auto p = a100();
-  using A = trace::Algorithm;
+  using A = workload::Algorithm;
   struct Case {
     A a;
     Pass pass;
@@ -441,7 +441,7 @@ BOOST_AUTO_TEST_CASE(sm_to_l2_request_bytes_equal_the_io_count) {
 
 BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results_for_every_algorithm) {
   const auto p = a100_with_l2(i64{2} << 20);
-  using A = trace::Algorithm;
+  using A = workload::Algorithm;
   for (const A a : {A::fa2, A::fa1, A::standard}) {
     const auto tr = build(p, a, Pass::fwdbwd, 2, 4, 1024, 64, a == A::fa2);
     EngineOptions fast, slow;
@@ -466,7 +466,7 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results_for_every_alg
 // hit rate and time within 2%; requested bytes exact.
 BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algorithm) {
   const auto p = a100_with_l2(i64{4} << 20);
-  using A = trace::Algorithm;
+  using A = workload::Algorithm;
   for (const A a : {A::fa2, A::fa1, A::standard}) {
     const auto tr = build(p, a, Pass::fwdbwd, 2, 8, 2048, 64, a == A::fa2);
     EngineOptions sampled;
@@ -489,7 +489,7 @@ BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algor
 // left stay within 2% of the exact model's.
 BOOST_AUTO_TEST_CASE(set_sampling_keeps_the_dirty_limit) {
   const auto p = a100_with_l2(i64{4} << 20);
-  const auto tr = build(p, trace::Algorithm::standard, Pass::fwd, 2, 8, 2048, 64);
+  const auto tr = build(p, workload::Algorithm::standard, Pass::fwd, 2, 8, 2048, 64);
   EngineOptions exact, sampled;
   exact.l2_dirty_limit_bytes = sampled.l2_dirty_limit_bytes = 1 << 20;
   sampled.l2_set_sampling = 16;
@@ -504,7 +504,7 @@ BOOST_AUTO_TEST_CASE(set_sampling_keeps_the_dirty_limit) {
 // count (S and P written and read once; Q, K, V read and O written once).
 BOOST_AUTO_TEST_CASE(standard_attention_dram_bytes_match_the_analytic_count_when_s_exceeds_l2) {
   const auto p = a100_with_l2(i64{2} << 20);
-  const auto tr = build(p, trace::Algorithm::standard, Pass::fwd, 1, 8, 2048, 64);
+  const auto tr = build(p, workload::Algorithm::standard, Pass::fwd, 1, 8, 2048, 64);
   using T = trace::TensorId;
   const double reads = static_cast<double>(tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V) +
                                            tensor_bytes(tr, T::S) + tensor_bytes(tr, T::P));
@@ -530,7 +530,7 @@ BOOST_AUTO_TEST_CASE(standard_attention_dram_bytes_match_the_analytic_count_when
 // each K/V tile comes from DRAM once and from L2 for the other CTAs.
 BOOST_AUTO_TEST_CASE(fa2_forward_with_few_heads_reads_q_k_v_from_dram_about_once) {
   const auto p = a100();
-  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64);
+  const auto tr = build(p, workload::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64);
   using T = trace::TensorId;
   const i64 qkv = tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V);
   const auto r = engine::simulate(tr, p, {});
@@ -549,7 +549,7 @@ BOOST_AUTO_TEST_CASE(fa2_forward_with_few_heads_reads_q_k_v_from_dram_about_once
 // at 10x the sequence length.)
 BOOST_AUTO_TEST_CASE(fa2_forward_with_many_heads_and_long_sequences_rereads_k_v_from_dram) {
   const auto p = a100_with_l2(i64{4} << 20);
-  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 2, 16, 16384, 64);
+  const auto tr = build(p, workload::Algorithm::fa2, Pass::fwd, 2, 16, 16384, 64);
   using T = trace::TensorId;
   const i64 qkv = tensor_bytes(tr, T::Q) + tensor_bytes(tr, T::K) + tensor_bytes(tr, T::V);
   const auto r = engine::simulate(tr, p, {});
@@ -562,7 +562,7 @@ BOOST_AUTO_TEST_CASE(fa2_forward_with_many_heads_and_long_sequences_rereads_k_v_
 // stays in L2, so none of that traffic reaches DRAM.
 BOOST_AUTO_TEST_CASE(fa1_inner_loop_o_l_m_traffic_hits_in_l2_when_a_heads_o_fits) {
   const auto p = a100();
-  const auto tr = build(p, trace::Algorithm::fa1, Pass::fwd, 1, 16, 2048, 64);
+  const auto tr = build(p, workload::Algorithm::fa1, Pass::fwd, 1, 16, 2048, 64);
   const auto r = engine::simulate(tr, p, {});
   const auto& k = r.kernels.at(0);
   using T = trace::TensorId;
@@ -577,7 +577,7 @@ BOOST_AUTO_TEST_CASE(fa1_inner_loop_o_l_m_traffic_hits_in_l2_when_a_heads_o_fits
 
 BOOST_AUTO_TEST_CASE(fa2_forward_is_bound_by_the_sm_pipes_and_a_lone_small_cta_by_latency) {
   const auto p = a100();
-  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), p, {});
+  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), p, {});
   const std::string bound = r.kernels.at(0).bound;
   BOOST_TEST((bound == "tensor" || bound == "sfu_fp32"));
   BOOST_TEST(r.total.bound == bound);
@@ -591,7 +591,7 @@ BOOST_AUTO_TEST_CASE(fa2_forward_is_bound_by_the_sm_pipes_and_a_lone_small_cta_b
 
 BOOST_AUTO_TEST_CASE(json_fields_hold_the_required_keys) {
   const auto p = a100();
-  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
   const std::string s = result_json(r);
   for (const char* key : {"\"l2\"", "\"hits\"", "\"misses\"", "\"hit_rate\"", "\"dram\"", "\"read_bytes\"",
                           "\"write_bytes\"", "\"dirty_left_bytes\"", "\"time\"", "\"seconds\"", "\"cycles\"",
@@ -605,7 +605,7 @@ BOOST_AUTO_TEST_CASE(json_fields_hold_the_required_keys) {
 
 BOOST_AUTO_TEST_CASE(text_table_lists_every_kernel_the_total_and_the_bound_reasons) {
   const auto p = a100();
-  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
   std::ostringstream out;
   engine::print_result_table(out, r);
   const std::string s = out.str();
@@ -618,7 +618,7 @@ BOOST_AUTO_TEST_CASE(text_table_lists_every_kernel_the_total_and_the_bound_reaso
 
 BOOST_AUTO_TEST_CASE(timeline_is_a_chrome_trace_with_a_track_per_sm_and_caps_its_events) {
   const auto p = a100();
-  const auto tr = build(p, trace::Algorithm::fa2, Pass::fwd, 1, 2, 1024, 64);
+  const auto tr = build(p, workload::Algorithm::fa2, Pass::fwd, 1, 2, 1024, 64);
   const std::string path = "test_engine_timeline.json";
   for (const i64 cap : {i64{1000000}, i64{50}}) {
     EngineOptions o;
@@ -683,8 +683,8 @@ engine::KernelResult run_one(std::unique_ptr<SyntheticKernel> k, const profile::
 
 BOOST_AUTO_TEST_CASE(every_kernel_of_every_algorithm_belongs_to_a_kernel_family) {
   const auto p = a100();
-  for (auto a : {trace::Algorithm::standard, trace::Algorithm::fa1, trace::Algorithm::fa2, trace::Algorithm::fa1_swapped}) {
-    const Pass pass = a == trace::Algorithm::fa1_swapped ? Pass::fwd : Pass::fwdbwd;
+  for (auto a : {workload::Algorithm::standard, workload::Algorithm::fa1, workload::Algorithm::fa2, workload::Algorithm::fa1_swapped}) {
+    const Pass pass = a == workload::Algorithm::fa1_swapped ? Pass::fwd : Pass::fwdbwd;
     const auto run = build(p, a, pass, 1, 2, 256, 64);
     for (const auto& k : run.kernels)
       BOOST_TEST(trace::kernel_family_of(k.kernel->name()).has_value(), k.kernel->name() << " has no kernel family");
@@ -711,7 +711,7 @@ BOOST_AUTO_TEST_CASE(halving_compute_efficiency_doubles_a_compute_bound_kernels_
   // FA2's forward pass, bound by the SM pipes: its time nearly doubles too (the loads stay as they were).
   auto fa2 = [&](double efficiency) {
     const auto q = with_family(p, trace::KernelFamily::fa2_fwd, fitted(efficiency, 0));
-    return engine::simulate(build(q, trace::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), q, {}).kernels.at(0);
+    return engine::simulate(build(q, workload::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), q, {}).kernels.at(0);
   };
   const auto a = fa2(1.0), b = fa2(0.5);
   BOOST_TEST(b.seconds / a.seconds > 1.8);
@@ -752,7 +752,7 @@ BOOST_AUTO_TEST_CASE(step_overhead_delays_each_step_of_a_cta_without_holding_the
 BOOST_AUTO_TEST_CASE(the_merge_window_comes_from_the_profile_unless_the_options_set_one) {
   auto p = a100();
   const auto lookups = [&](const profile::HardwareProfile& q, EngineOptions o) {
-    const auto r = engine::simulate(build(q, trace::Algorithm::fa2, Pass::fwd, 1, 8, 2048, 64), q, o);
+    const auto r = engine::simulate(build(q, workload::Algorithm::fa2, Pass::fwd, 1, 8, 2048, 64), q, o);
     return std::make_pair(r.total.l2.kind[0].lookup_sectors, *r.options.l2_merge_window_cycles);
   };
   p.l2_merge_window_cycles = 0;
@@ -772,7 +772,7 @@ BOOST_AUTO_TEST_CASE(the_merge_window_comes_from_the_profile_unless_the_options_
 BOOST_AUTO_TEST_CASE(json_says_whether_each_kernels_timing_is_calibrated) {
   const auto a = a100();
   const auto p = with_family(a, trace::KernelFamily::fa2_fwd, fitted(0.5, 100));
-  const auto r = engine::simulate(build(p, trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
   const std::string s = result_json(r, 0);  // compact: one line, no spaces
   BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));  // bwd kernels are not
   BOOST_TEST(s.find("\"family\":\"fa2_fwd\",\"calibrated\":true,\"compute_efficiency\":0.5") != std::string::npos);

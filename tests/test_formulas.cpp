@@ -8,7 +8,7 @@
 #include "sim/count/io_count.h"
 
 using namespace iosim;
-using trace::Algorithm;
+using workload::Algorithm;
 using workload::Pass;
 
 namespace {
@@ -49,7 +49,7 @@ void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass p
   const auto run = trace::build_trace(p, opt);
   const auto counted = count::count_run(run);
   const auto formula = count::formula_for(run);
-  BOOST_TEST_CONTEXT(trace::to_string(a) << " " << workload::to_string(pass) << " Nq=" << p.seq_q
+  BOOST_TEST_CONTEXT(workload::to_string(a) << " " << workload::to_string(pass) << " Nq=" << p.seq_q
                                          << " Nk=" << p.seq_k << " H=" << p.heads << "/" << p.kv_heads
                                          << " causal=" << p.causal << " blocks=" << s.block_m << "x"
                                          << s.block_n << " sparse=" << !p.sparsity.is_dense()) {

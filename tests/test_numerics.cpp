@@ -20,7 +20,7 @@
 
 using namespace iosim;
 using namespace iosim::numerics;
-using trace::Algorithm;
+using workload::Algorithm;
 using workload::Pass;
 using workload::Problem;
 
@@ -268,7 +268,7 @@ BOOST_AUTO_TEST_CASE(tiled_algorithms_match_reference_within_1e_12) {
         opt.logit_scale = c.logit_scale;
         const NumericsReport r = check_numerics(c.problem, a, pass, c.block_m, c.block_n, ++seed, opt);
         worst = std::max(worst, r.max_relative());
-        BOOST_TEST_CONTEXT(c.name << ", " << trace::to_string(a) << "\n" << r.to_string()) {
+        BOOST_TEST_CONTEXT(c.name << ", " << workload::to_string(a) << "\n" << r.to_string()) {
           BOOST_TEST(r.errors.size() == outputs_of(pass));
           for (const OutputError& e : r.errors) {
             BOOST_TEST_CONTEXT(e.name) {
@@ -296,7 +296,7 @@ BOOST_AUTO_TEST_CASE(tiled_executions_compute_only_active_tiles) {
     const AttentionInputs in = random_inputs(c.problem, 9);
     const i64 expected = visible_tile_elements(c.problem, opt);
     for (Algorithm a : all_algorithms()) {
-      BOOST_TEST_CONTEXT(c.name << ", " << trace::to_string(a)) {
+      BOOST_TEST_CONTEXT(c.name << ", " << workload::to_string(a)) {
         const TiledForward f = tiled_forward(a, c.problem, in, opt);
         if (a == Algorithm::standard) {
           BOOST_TEST(f.score_elements == c.problem.batch * c.problem.heads * c.problem.seq_q * c.problem.seq_k);
@@ -322,7 +322,7 @@ BOOST_AUTO_TEST_CASE(fully_masked_rows_are_zero_without_nan) {
   for (i64 r = 0; r < 32; ++r) masked_rows.push_back(r);
   for (i64 r = 48; r < 64; ++r) masked_rows.push_back(r);
   for (Algorithm a : all_algorithms()) {
-    BOOST_TEST_CONTEXT(trace::to_string(a)) {
+    BOOST_TEST_CONTEXT(workload::to_string(a)) {
       const TiledForward f = tiled_forward(a, p, in, opt);
       BOOST_TEST(!has_nan(f.o));
       BOOST_TEST(!has_nan(f.lse));

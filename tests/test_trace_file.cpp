@@ -20,7 +20,7 @@ namespace {
 
 profile::HardwareProfile a100() { return profile::find_profile("a100-sxm4-40gb", profile::default_profile_dir()); }
 
-trace::AlgorithmTrace build(trace::Algorithm a, Pass pass, i64 batch, i64 heads, i64 kv_heads, i64 n, i64 d,
+trace::AlgorithmTrace build(workload::Algorithm a, Pass pass, i64 batch, i64 heads, i64 kv_heads, i64 n, i64 d,
                             bool causal, workload::DType dtype = workload::DType::fp16) {
   workload::Problem prob;
   prob.batch = batch;
@@ -78,7 +78,7 @@ void check_same(const engine::SimulationResult& x, const engine::SimulationResul
 
 BOOST_AUTO_TEST_CASE(replaying_a_written_trace_equals_simulating_it_directly) {
   const auto p = a100();
-  using A = trace::Algorithm;
+  using A = workload::Algorithm;
   const trace::AlgorithmTrace runs[] = {build(A::fa2, Pass::fwdbwd, 2, 4, 2, 512, 64, true),
                                         build(A::fa1, Pass::fwdbwd, 1, 3, 3, 384, 64, false),
                                         build(A::standard, Pass::fwdbwd, 1, 2, 2, 256, 64, true, workload::DType::bf16)};
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(replaying_a_written_trace_equals_simulating_it_directly) {
 }
 
 BOOST_AUTO_TEST_CASE(written_file_holds_every_access_of_every_cta_in_order) {
-  const auto run = build(trace::Algorithm::fa2, Pass::fwdbwd, 1, 2, 1, 300, 64, true);
+  const auto run = build(workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 1, 300, 64, true);
   trace::AlgorithmKernelSource direct(run);
   auto reader = reader_of(to_text(run));
   BOOST_TEST((reader.dtype() == workload::DType::fp16));

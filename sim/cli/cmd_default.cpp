@@ -49,7 +49,7 @@ int cmd_default(const Args& args) {
   const workload::Problem problem = gpt2_medium_problem();
 
   std::vector<Row> rows;
-  for (auto algo : {trace::Algorithm::standard, trace::Algorithm::fa1, trace::Algorithm::fa2}) {
+  for (auto algo : {workload::Algorithm::standard, workload::Algorithm::fa1, workload::Algorithm::fa2}) {
     trace::TraceOptions opt;
     opt.algorithm = algo;
     opt.pass = workload::Pass::fwdbwd;
@@ -91,8 +91,8 @@ int cmd_default(const Args& args) {
     ratio << std::fixed << std::setprecision(6)
           << static_cast<double>(io.total_bytes()) / static_cast<double>(r.formula.bytes());
     vs << std::fixed << std::setprecision(3) << static_cast<double>(io.total_bytes()) / standard_total << "x";
-    std::cout << std::left << std::setw(10) << trace::to_string(r.run.algorithm) << std::right << std::setw(11)
-              << (r.run.algorithm == trace::Algorithm::standard ? "-" : tiles.str()) << std::setw(9)
+    std::cout << std::left << std::setw(10) << workload::to_string(r.run.algorithm) << std::right << std::setw(11)
+              << (r.run.algorithm == workload::Algorithm::standard ? "-" : tiles.str()) << std::setw(9)
               << r.counts.kernels.size() << std::setw(9) << std::fixed << std::setprecision(1)
               << static_cast<double>(io.tensor_flops) / 1e9 << std::setw(9) << gb(io.read_bytes) << std::setw(9)
               << gb(io.write_bytes) << std::setw(9) << gb(io.total_bytes()) << std::setw(10)
@@ -108,7 +108,7 @@ int cmd_default(const Args& args) {
       const engine::KernelResult* longest = &r.sim->kernels.front();
       for (const auto& k : r.sim->kernels)
         if (k.seconds > longest->seconds) longest = &k;
-      std::cout << std::left << std::setw(10) << trace::to_string(r.run.algorithm) << std::right << std::setw(12)
+      std::cout << std::left << std::setw(10) << workload::to_string(r.run.algorithm) << std::right << std::setw(12)
                 << gb(t.dram_read_bytes) << std::setw(12) << gb(t.dram_write_bytes) << std::setw(12)
                 << gb(t.dram_read_bytes + t.dram_write_bytes) << std::setw(9) << std::setprecision(1)
                 << 100.0 * static_cast<double>(t.l2.total().hit_sectors) / static_cast<double>(std::max<i64>(1, t.l2.total().sectors)) << "%" << std::setw(12) << std::setprecision(2) << t.seconds * 1e3

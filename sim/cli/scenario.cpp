@@ -80,7 +80,7 @@ Scenario scenario_from_flags(const ArgParser& a) {
     throw InputError("profile '" + s.profile.name + "' has no bf16 tensor cores (use --dtype fp16 or fp32)");
 
   auto& o = s.options;
-  o.algorithm = trace::parse_algorithm(a.text("algo").value_or("fa2"));
+  o.algorithm = workload::parse_algorithm(a.text("algo").value_or("fa2"));
   o.pass = workload::parse_pass(a.text("pass").value_or("fwd"));
   o.block_m = a.integer("block-m");
   o.block_n = a.integer("block-n");

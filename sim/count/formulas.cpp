@@ -7,7 +7,7 @@
 
 namespace iosim::count {
 
-using trace::Algorithm;
+using workload::Algorithm;
 using workload::Pass;
 
 namespace {

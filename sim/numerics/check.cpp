@@ -57,7 +57,7 @@ AttentionInputs random_inputs(const workload::Problem& p, std::uint64_t seed, do
   return in;
 }
 
-NumericsReport check_numerics(const workload::Problem& problem, trace::Algorithm algorithm, workload::Pass pass,
+NumericsReport check_numerics(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
                               i64 block_m, i64 block_n, std::uint64_t seed, const CheckOptions& options) {
   problem.validate();
   if (block_m <= 0 || block_n <= 0)
@@ -110,7 +110,7 @@ const OutputError& NumericsReport::error(const std::string& name) const {
 
 std::string NumericsReport::to_string() const {
   std::ostringstream s;
-  s << "numerics: " << trace::to_string(algorithm) << " " << workload::to_string(pass) << ", "
+  s << "numerics: " << workload::to_string(algorithm) << " " << workload::to_string(pass) << ", "
     << problem_summary(problem) << "\n"
     << "tiling " << block_m << " x " << block_n << " (" << active_blocks << " of " << total_blocks
     << " tiles active per head), seed " << seed << ", logit scale " << logit_scale << "\n"

@@ -30,7 +30,7 @@ struct OutputError {
 
 struct NumericsReport {
   workload::Problem problem;
-  trace::Algorithm algorithm = trace::Algorithm::fa2;
+  workload::Algorithm algorithm = workload::Algorithm::fa2;
   workload::Pass pass = workload::Pass::fwd;
   i64 block_m = 0;
   i64 block_n = 0;
@@ -49,7 +49,7 @@ struct NumericsReport {
 
 // Throws InputError for what tiled_forward/tiled_backward reject (bad blocks,
 // fa1-swapped backward, a mask file that does not fit the grid, ...).
-NumericsReport check_numerics(const workload::Problem& problem, trace::Algorithm algorithm, workload::Pass pass,
+NumericsReport check_numerics(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
                               i64 block_m, i64 block_n, std::uint64_t seed, const CheckOptions& options = {});
 
 // Random inputs for a problem: every tensor N(0, 1) with Q scaled by

@@ -20,7 +20,7 @@ using detail::Mat;
 using detail::safe_inverse;
 using detail::Vec;
 using schedule::AttentionTiles;
-using trace::Algorithm;
+using workload::Algorithm;
 
 double softmax_scale(const workload::Problem& p) { return 1.0 / std::sqrt(static_cast<double>(p.head_dim)); }
 
@@ -51,7 +51,7 @@ void validate(Algorithm a, const workload::Problem& p, const AttentionInputs& in
   if (backward && a == Algorithm::fa1_swapped)
     throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");
   if (!fault_applies(opt.fault, a))
-    throw InputError("tiled attention: the injected fault does not exist in " + std::string(trace::to_string(a)));
+    throw InputError("tiled attention: the injected fault does not exist in " + std::string(workload::to_string(a)));
 }
 
 AttentionTiles make_tiles(const workload::Problem& p, const TiledOptions& opt) {
@@ -358,7 +358,7 @@ void check_forward_state(Algorithm a, const workload::Problem& p, const TiledFor
                   (a != Algorithm::fa1 || (fwd.l.size() == n && fwd.m.size() == n)) &&
                   (a != Algorithm::standard || fwd.p.size() == n);
   if (!ok)
-    throw InputError("tiled backward: the forward state does not come from " + std::string(trace::to_string(a)) +
+    throw InputError("tiled backward: the forward state does not come from " + std::string(workload::to_string(a)) +
                      "'s tiled_forward on this problem");
 }
 

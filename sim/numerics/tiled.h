@@ -67,10 +67,10 @@ struct TiledBackward {
 // tile grid, inputs whose shapes differ from the problem, fa1-swapped's
 // backward (it has none, as in build_trace), or a fault that the algorithm
 // does not contain.
-TiledForward tiled_forward(trace::Algorithm a, const workload::Problem& p, const AttentionInputs& in,
+TiledForward tiled_forward(workload::Algorithm a, const workload::Problem& p, const AttentionInputs& in,
                            const TiledOptions& opt);
 // `fwd` must come from tiled_forward with the same algorithm, problem, inputs and options.
-TiledBackward tiled_backward(trace::Algorithm a, const workload::Problem& p, const AttentionInputs& in,
+TiledBackward tiled_backward(workload::Algorithm a, const workload::Problem& p, const AttentionInputs& in,
                              const TiledForward& fwd, const TiledOptions& opt);
 
 }  // namespace iosim::numerics

@@ -76,7 +76,7 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
                         const count::RunCount& counts, const count::Formula& formula) {
   const auto& p = run.problem;
   j.field("profile", prof.name).field("device", prof.display_name);
-  j.field("algorithm", trace::to_string(run.algorithm)).field("pass", workload::to_string(run.pass));
+  j.field("algorithm", workload::to_string(run.algorithm)).field("pass", workload::to_string(run.pass));
   j.key("problem").begin_object();
   j.field("batch", p.batch).field("heads", p.heads).field("kv_heads", p.kv_heads);
   j.field("seq_q", p.seq_q).field("seq_k", p.seq_k).field("head_dim", p.head_dim);
@@ -105,7 +105,7 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
 
 void print_count_report(std::ostream& out, const profile::HardwareProfile& prof, const trace::AlgorithmTrace& run,
                         const count::RunCount& counts, const count::Formula& formula) {
-  out << "iosim: " << trace::to_string(run.algorithm) << " " << workload::to_string(run.pass) << " on "
+  out << "iosim: " << workload::to_string(run.algorithm) << " " << workload::to_string(run.pass) << " on "
       << prof.display_name << " (" << prof.name << ")\n";
   out << "problem: " << describe_problem(run.problem) << "\n";
   out << "tiling:  Br=" << run.tiling.block_m << " Bc=" << run.tiling.block_n << " (" << run.tiling.rule

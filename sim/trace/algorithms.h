@@ -13,9 +13,7 @@
 
 namespace iosim::trace {
 
-enum class Algorithm { standard, fa1, fa2, fa1_swapped };
-std::string_view to_string(Algorithm a);
-Algorithm parse_algorithm(std::string_view s);  // throws InputError listing valid names
+using workload::Algorithm;  // lives in sim/workload beside Pass and DType
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
 // tile_k deep chunks along the reduction).

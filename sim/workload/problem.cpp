@@ -135,4 +135,23 @@ void Problem::validate() const {
     throw InputError("batch and heads must each be at most 65535 (CUDA grid y/z limit)");
 }
 
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::standard: return "standard";
+    case Algorithm::fa1: return "fa1";
+    case Algorithm::fa2: return "fa2";
+    case Algorithm::fa1_swapped: return "fa1-swapped";
+  }
+  return "?";
+}
+
+Algorithm parse_algorithm(std::string_view s) {
+  if (s == "standard") return Algorithm::standard;
+  if (s == "fa1") return Algorithm::fa1;
+  if (s == "fa2") return Algorithm::fa2;
+  if (s == "fa1-swapped") return Algorithm::fa1_swapped;
+  throw InputError("unknown algorithm '" + std::string(s) +
+                   "' (valid: standard, fa1, fa2, fa1-swapped)");
+}
+
 }  // namespace iosim::workload

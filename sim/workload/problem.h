@@ -14,15 +14,19 @@ namespace iosim::workload {
 enum class DType { fp16, bf16, fp32 };
 enum class Layout { bshd, bhsd };  // bshd: FlashAttention's default (batch, seq, head, dim)
 enum class Pass { fwd, bwd, fwdbwd };
+// The attention algorithms iosim plans, traces, executes and launches.
+enum class Algorithm { standard, fa1, fa2, fa1_swapped };
 
 i64 dtype_bytes(DType t);
 std::string_view to_string(DType t);
 std::string_view to_string(Layout l);
 std::string_view to_string(Pass p);
+std::string_view to_string(Algorithm a);
 // Parsers throw InputError naming the valid choices.
 DType parse_dtype(std::string_view s);
 Layout parse_layout(std::string_view s);
 Pass parse_pass(std::string_view s);
+Algorithm parse_algorithm(std::string_view s);
 
 // A block-sparsity mask over an algorithm's (block_m x block_n) tile grid.
 struct BlockMask {
