@@ -18,7 +18,7 @@
 #include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
-#include "sim/engine/result_report.h"
+#include "sim/report/engine_report.h"
 #include "sim/trace/kernel_params.h"
 
 using namespace iosim;
@@ -157,11 +157,11 @@ std::string result_json(const SimulationResult& r, int indent = 2) {
   std::ostringstream out;
   report::JsonWriter j(out, indent);
   j.begin_object();
-  engine::write_result_fields(j, r);
+  report::write_result_fields(j, r);
   j.key("kernels").begin_array();
   for (const auto& k : r.kernels) {
     j.begin_object();
-    engine::write_kernel_result_fields(j, k, r.tensor_names, true);
+    report::write_kernel_result_fields(j, k, r.tensor_names, true);
     j.end_object();
   }
   j.end_array();
@@ -607,7 +607,7 @@ BOOST_AUTO_TEST_CASE(text_table_lists_every_kernel_the_total_and_the_bound_reaso
   const auto p = a100();
   const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
   std::ostringstream out;
-  engine::print_result_table(out, r);
+  report::print_result_table(out, r);
   const std::string s = out.str();
   for (const auto& k : r.kernels) {
     BOOST_TEST(s.find(k.name + " ") != std::string::npos, k.name);

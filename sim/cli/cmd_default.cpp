@@ -12,7 +12,7 @@
 #include "sim/count/formulas.h"
 #include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/result_report.h"
+#include "sim/report/engine_report.h"
 #include "sim/report/count_report.h"
 
 namespace iosim::cli {
@@ -67,7 +67,7 @@ int cmd_default(const Args& args) {
     for (const auto& r : rows) {
       j.begin_object();
       report::write_count_fields(j, prof, r.run, r.counts, r.formula);
-      if (r.sim) engine::write_result_fields(j, *r.sim);
+      if (r.sim) report::write_result_fields(j, *r.sim);
       j.end_object();
     }
     j.end_array();

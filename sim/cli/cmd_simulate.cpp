@@ -7,7 +7,7 @@
 #include "sim/cli/scenario.h"
 #include "sim/count/formulas.h"
 #include "sim/count/io_count.h"
-#include "sim/engine/result_report.h"
+#include "sim/report/engine_report.h"
 #include "sim/report/count_report.h"
 
 namespace iosim::cli {
@@ -30,12 +30,12 @@ void write_json(const Scenario& s, const trace::AlgorithmTrace& run, const count
   report::JsonWriter j(std::cout);
   j.begin_object();
   report::write_count_fields(j, s.profile, run, counts, formula);
-  if (sim) engine::write_result_fields(j, *sim);
+  if (sim) report::write_result_fields(j, *sim);
   j.key("kernels").begin_array();
   for (size_t k = 0; k < counts.kernels.size(); ++k) {
     j.begin_object();
     report::write_kernel_count_fields(j, counts.kernels[k]);
-    if (sim) engine::write_kernel_result_fields(j, sim->kernels[k], sim->tensor_names);
+    if (sim) report::write_kernel_result_fields(j, sim->kernels[k], sim->tensor_names);
     j.end_object();
   }
   j.end_array();
@@ -75,7 +75,7 @@ int cmd_simulate(const Args& args) {
   report::print_count_report(std::cout, s.profile, run, counts, formula);
   if (sim) {
     std::cout << "\n";
-    engine::print_result_table(std::cout, *sim);
+    report::print_result_table(std::cout, *sim);
     if (!options.timeline_path.empty())
       std::cout << "timeline: " << options.timeline_path << (sim->timeline_note.empty() ? "" : " (" + sim->timeline_note + ")") << "\n";
   }

@@ -7,7 +7,7 @@
 #include "sim/cli/engine_flags.h"
 #include "sim/cli/scenario.h"
 #include "sim/common/error.h"
-#include "sim/engine/result_report.h"
+#include "sim/report/engine_report.h"
 #include "sim/trace/trace_file.h"
 
 namespace iosim::cli {
@@ -49,18 +49,18 @@ int cmd_replay(const Args& args) {
     report::JsonWriter j(std::cout);
     j.begin_object();
     j.field("profile", prof.name).field("trace", parser.positional().front());
-    engine::write_result_fields(j, sim);
+    report::write_result_fields(j, sim);
     j.key("kernels").begin_array();
     for (const auto& k : sim.kernels) {
       j.begin_object();
-      engine::write_kernel_result_fields(j, k, sim.tensor_names, true);
+      report::write_kernel_result_fields(j, k, sim.tensor_names, true);
       j.end_object();
     }
     j.end_array().end_object();
     return 0;
   }
   std::cout << "replay of " << parser.positional().front() << " on " << prof.display_name << "\n";
-  engine::print_result_table(std::cout, sim);
+  report::print_result_table(std::cout, sim);
   return 0;
 }
 

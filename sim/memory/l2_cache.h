@@ -66,7 +66,7 @@
 
 #include "sim/memory/replacement.h"
 #include "sim/profile/hardware_profile.h"
-#include "sim/trace/trace_file.h"
+#include "sim/trace/range_trace.h"
 
 namespace iosim::memory {
 

@@ -1,10 +1,5 @@
-// Address-level traces: what the timing engine replays, and their file format.
-//
-// A tile access of the logical trace (sim/trace/trace.h: tensor, head, rows,
-// columns) becomes one strided byte range here: `rows` rows of `row_bytes`
-// bytes, `stride` bytes apart. Every tile of every layout is such a range, so
-// the engine and the file need nothing else, and a user can describe an
-// algorithm of their own in a file without naming attention tensors.
+// Address-level traces (range_trace.h) from an algorithm's trace, and their
+// file format.
 //
 // File format (text, one record per line, read kernel by kernel so memory
 // holds one kernel at a time; docs/engine.md has the full description):
@@ -29,70 +24,10 @@
 #include <vector>
 
 #include "sim/trace/algorithms.h"
+#include "sim/trace/range_trace.h"
 #include "sim/trace/trace.h"
 
 namespace iosim::trace {
-
-// Tensor index of an access, for per-tensor statistics (TensorId values for
-// traces built from an AlgorithmTrace; file-defined ids otherwise).
-using TensorIndex = std::uint16_t;
-inline constexpr int kMaxFileTensors = 256;
-
-// One tile access as a strided byte range: rows x row_bytes, stride apart.
-// Normalised so that a contiguous tile has rows == 1.
-struct RangeAccess {
-  AccessKind kind = AccessKind::Read;
-  TensorIndex tensor = 0;
-  u64 addr = 0;
-  i64 row_bytes = 0;
-  i64 rows = 1;
-  i64 stride = 0;
-  i64 bytes() const { return row_bytes * rows; }
-  bool operator==(const RangeAccess&) const = default;
-};
-
-// One step of a CTA: issue the loads, compute, issue the stores (and reductions).
-struct RangeStep {
-  std::vector<RangeAccess> loads;
-  std::vector<RangeAccess> stores;  // Write and ReduceAdd
-  ComputeWork compute{};
-  void clear() {
-    loads.clear();
-    stores.clear();
-    compute = {};
-  }
-};
-
-// Pulls a CTA's steps in order; next() returns false after the last one.
-class StepCursor {
- public:
-  virtual ~StepCursor() = default;
-  virtual bool next(RangeStep& out) = 0;
-};
-
-// One kernel of a pass, at address level.
-class RangeKernel {
- public:
-  virtual ~RangeKernel() = default;
-  virtual std::string name() const = 0;
-  virtual workload::Pass pass() const = 0;
-  virtual schedule::Dim3 grid() const = 0;
-  virtual CtaResources resources() const = 0;
-  virtual int pipeline_stages() const = 0;
-  virtual std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const = 0;
-};
-
-// The kernels of a run, one at a time in launch order (so a file is streamed).
-class KernelSource {
- public:
-  virtual ~KernelSource() = default;
-  virtual workload::DType dtype() const = 0;
-  // Names of the tensor indices (empty string where unnamed).
-  virtual std::vector<std::string> tensor_names() const = 0;
-  // The next kernel, or nullptr after the last. The returned kernel stays
-  // valid until the next call.
-  virtual const RangeKernel* next_kernel() = 0;
-};
 
 // Converts a logical tile to its byte range.
 RangeAccess to_range(const TileAccess& a, const TensorTable& tensors);

@@ -14,13 +14,16 @@
 #include "sim/engine/engine.h"
 #include "sim/report/json.h"
 
-namespace iosim::engine {
+namespace iosim::report {
+
+using engine::KernelResult;
+using engine::SimulationResult;
 
 // Run-level fields plus "engine" (the options used and the host time).
-void write_result_fields(report::JsonWriter& j, const SimulationResult& r);
+void write_result_fields(JsonWriter& j, const SimulationResult& r);
 // One kernel's fields; `identity` adds name, pass, grid and CTA resources
 // (for callers that have no count fields to give them).
-void write_kernel_result_fields(report::JsonWriter& j, const KernelResult& k,
+void write_kernel_result_fields(JsonWriter& j, const KernelResult& k,
                                 const std::vector<std::string>& tensor_names, bool identity = false);
 
 // One row per kernel and a total row: time, DRAM read/write/dirty-left,
@@ -28,4 +31,4 @@ void write_kernel_result_fields(report::JsonWriter& j, const KernelResult& k,
 // kernel's bound reason.
 void print_result_table(std::ostream& out, const SimulationResult& r);
 
-}  // namespace iosim::engine
+}  // namespace iosim::report

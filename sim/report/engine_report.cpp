@@ -1,9 +1,9 @@
-#include "sim/engine/result_report.h"
+#include "sim/report/engine_report.h"
 
 #include <cstdio>
 #include <limits>
 
-namespace iosim::engine {
+namespace iosim::report {
 
 namespace {
 
@@ -70,7 +70,7 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
   j.field("seconds", k.seconds).field("cycles", k.cycles).field("start_seconds", k.start_seconds);
   j.end_object();
 
-  const Occupancy& o = k.occupancy;
+  const engine::Occupancy& o = k.occupancy;
   j.key("occupancy").begin_object();
   j.field("ctas_per_sm", o.ctas_per_sm).field("waves", o.waves).field("waves_exact", o.waves_exact);
   j.field("limiter", o.limiter).field("total_ctas", o.total_ctas).field("slots", o.slots);
@@ -80,7 +80,7 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
   j.key("achieved").begin_object();
   j.field("dram_bytes_per_s", k.dram_bytes_per_s).field("tensor_flops_per_s", k.tensor_flops_per_s);
   j.end_object();
-  const Utilisation& u = k.utilisation;
+  const engine::Utilisation& u = k.utilisation;
   j.key("utilisation").begin_object();
   j.field("dram", u.dram).field("l2", u.l2).field("sm_pipes", u.sm_pipes);
   j.field("tensor", u.tensor).field("fp32_sfu", u.fp32_sfu);
@@ -184,4 +184,4 @@ void print_result_table(std::ostream& out, const SimulationResult& r) {
   if (!r.timeline_note.empty()) out << "note: " << r.timeline_note << "\n";
 }
 
-}  // namespace iosim::engine
+}  // namespace iosim::report
