@@ -69,6 +69,24 @@ struct AttentionTiles {
     return causal && col_begin(j) + cols_in(j) > key_end_for_row(row_begin(i));
   }
 
+  // True when an active tile needs an element mask in the kernels: it crosses
+  // the causal diagonal or holds fewer than block_n key columns (the ragged
+  // last block). Monotonic in j for a fixed i, so a CTA's key blocks split
+  // into an unmasked run followed by a masked run (KeyBlockRange).
+  IOSIM_HD bool needs_element_mask(i64 i, i64 j) const {
+    return crosses_diagonal(i, j) || cols_in(j) < block_n;
+  }
+  // The first key block of query block i that needs an element mask
+  // (n_blocks() when none does).
+  IOSIM_HD i64 first_masked_n_block(i64 i) const {
+    i64 first = seq_k % block_n != 0 ? n_blocks() - 1 : n_blocks();
+    if (causal) {
+      const i64 visible = key_end_for_row(row_begin(i));  // keys the block's first row sees
+      if (visible < seq_k) first = min_i64(first, visible / block_n);
+    }
+    return first;
+  }
+
   // Key blocks visited by the CTA that owns query block i, in order:
   //   for (j = first_n_block(i); j < n_block_end(i); j = next_n_block(i, j))
   IOSIM_HD i64 first_n_block(i64 i) const { return skip_masked_n(i, 0); }
@@ -77,6 +95,31 @@ struct AttentionTiles {
   //   for (i = first_m_block(j); i < m_blocks(); i = next_m_block(j, i))
   IOSIM_HD i64 first_m_block(i64 j) const { return skip_masked_m(j, m_block_begin(j)); }
   IOSIM_HD i64 next_m_block(i64 j, i64 i) const { return skip_masked_m(j, i + 1); }
+
+  // The key blocks of query block i as one walk with its ends computed once
+  // (no division per step), for loops that run on the GPU:
+  //   const auto r = tiles.key_blocks<int>(i);
+  //   for (j = r.first; j < r.end; j = r.next(j)) ... r.masked(j)
+  // visits exactly first_n_block/next_n_block's blocks; Index may be int
+  // where the caller has checked that block indices fit.
+  template <class Index>
+  struct KeyBlockRange {
+    const AttentionTiles* tiles;
+    i64 i;
+    Index first, end, first_masked;
+    IOSIM_HD Index next(Index j) const {
+      ++j;
+      if (tiles->mask.active != nullptr)
+        while (j < end && !tiles->mask_allows(i, j)) ++j;
+      return j;
+    }
+    IOSIM_HD bool masked(Index j) const { return j >= first_masked; }
+  };
+  template <class Index = i64>
+  IOSIM_HD KeyBlockRange<Index> key_blocks(i64 i) const {
+    return {this, i, static_cast<Index>(first_n_block(i)), static_cast<Index>(n_block_end(i)),
+            static_cast<Index>(first_masked_n_block(i))};
+  }
 
   // Number of active tiles in query block i / key block j.
   IOSIM_HD i64 active_in_row(i64 i) const {

@@ -53,12 +53,18 @@ struct Fa2ForwardSchedule {
   IOSIM_HD static constexpr i64 rows_per_warp(i64 d, i64 bm, i64 bn) {
     return (bm > 128 || (bm >= 32 && bn + d <= 192)) ? 32 : 16;
   }
-  IOSIM_HD i64 warps() const {
-    return max_i64(1, tiles.block_m / rows_per_warp(head_dim, tiles.block_m, tiles.block_n));
-  }
-  // Shared memory: Q_i, K_j, V_j tiles (S/P and the O accumulator live in registers).
-  IOSIM_HD i64 sram_bytes() const {
-    return (tiles.block_m + 2 * tiles.block_n) * head_dim * bytes.data;
+  IOSIM_HD static constexpr i64 warps_for(i64 d, i64 bm, i64 bn) { return max_i64(1, bm / rows_per_warp(d, bm, bn)); }
+  IOSIM_HD i64 warps() const { return warps_for(head_dim, tiles.block_m, tiles.block_n); }
+  IOSIM_HD i64 threads() const { return 32 * warps(); }
+  // Shared memory: Q_i, K_j, V_j tiles (S/P and the O accumulator live in
+  // registers), one buffer each; the kernel allocates exactly this.
+  IOSIM_HD static constexpr i64 sram_bytes_for(i64 d, i64 bm, i64 bn, i64 elem) { return (bm + 2 * bn) * d * elem; }
+  IOSIM_HD i64 sram_bytes() const { return sram_bytes_for(head_dim, tiles.block_m, tiles.block_n, bytes.data); }
+  // The CTA's loop nest: its active key blocks in order, an unmasked run then
+  // a masked run (AttentionTiles::KeyBlockRange). One step per key block.
+  template <class Index = i64>
+  IOSIM_HD AttentionTiles::KeyBlockRange<Index> key_blocks(const Cta& c) const {
+    return tiles.key_blocks<Index>(c.m_block);
   }
 };
 
@@ -79,29 +85,60 @@ struct Fa2BackwardSchedule {
   IOSIM_HD Dim3 grid() const { return {tiles.n_blocks(), shape.kv_heads, shape.batch}; }
   IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
   IOSIM_HD i64 first_head(const Cta& c) const { return c.kv_head * shape.group(); }
+  // Up to 8 warps (FlashAttention-2's choice), fewer when the S (Br x Bc),
+  // dK/dV (Bc x d) or dQ (Br x d) products cannot be split 16-aligned that
+  // many ways; kernels/fa2/fa2_traits.cuh (BwdTraits) takes it from here.
+  IOSIM_HD static constexpr i64 warps_for(i64 d, i64 bm, i64 bn) {
+    return min_i64(min_i64(8, (bm / 16) * (bn / 16)), min_i64(min_i64((bn / 16) * (d / 16), (bm / 16) * (d / 16)), 8));
+  }
+  IOSIM_HD i64 warps() const { return warps_for(head_dim, tiles.block_m, tiles.block_n); }
+  IOSIM_HD i64 threads() const { return 32 * warps(); }
   // Shared memory: K_j, V_j, Q_i, dO_i tiles, and P_ij, dS_ij in the data type.
   // Q_i and dO_i are double-buffered (the next query block loads while this
   // one computes) when that fits in 160 KB, which A100 (163 KB) and H100
   // (227 KB) allow; otherwise single-buffered. The CUDA kernel
   // (kernels/fa2/fa2_traits.cuh, BwdTraits) allocates exactly this.
-  IOSIM_HD i64 q_stages() const {
-    return bytes_with_q_stages(2) <= 160 * 1024 ? 2 : 1;
+  IOSIM_HD static constexpr i64 bytes_with_q_stages_for(i64 d, i64 bm, i64 bn, i64 elem, i64 stages) {
+    return (2 * bn * d + 2 * stages * bm * d + 2 * bm * bn) * elem;
   }
-  IOSIM_HD i64 sram_bytes() const { return bytes_with_q_stages(q_stages()); }
+  IOSIM_HD static constexpr i64 q_stages_for(i64 d, i64 bm, i64 bn, i64 elem) {
+    return bytes_with_q_stages_for(d, bm, bn, elem, 2) <= 160 * 1024 ? 2 : 1;
+  }
+  IOSIM_HD static constexpr i64 sram_bytes_for(i64 d, i64 bm, i64 bn, i64 elem) {
+    return bytes_with_q_stages_for(d, bm, bn, elem, q_stages_for(d, bm, bn, elem));
+  }
+  IOSIM_HD i64 q_stages() const { return q_stages_for(head_dim, tiles.block_m, tiles.block_n, bytes.data); }
+  IOSIM_HD i64 sram_bytes() const { return sram_bytes_for(head_dim, tiles.block_m, tiles.block_n, bytes.data); }
   IOSIM_HD i64 bytes_with_q_stages(i64 stages) const {
-    return (2 * tiles.block_n * head_dim + 2 * stages * tiles.block_m * head_dim +
-            2 * tiles.block_m * tiles.block_n) *
-           bytes.data;
+    return bytes_with_q_stages_for(head_dim, tiles.block_m, tiles.block_n, bytes.data, stages);
   }
+
+  // The CTA's loop nest: after loading K_j, V_j, every query head g of its
+  // GQA group (outer) and every active query block i of key block j (inner):
+  //   for (Work w = first_work(c); !done(w); w = next_work(c, w)) ... masked(c, w)
+  // One step per work item, then dK_j, dV_j are written.
+  struct Work {
+    i64 g, i;
+  };
+  IOSIM_HD Work first_work(const Cta& c) const { return {0, tiles.first_m_block(c.n_block)}; }
+  IOSIM_HD bool done(const Work& w) const { return w.g >= shape.group() || w.i >= tiles.m_blocks(); }
+  IOSIM_HD Work next_work(const Cta& c, const Work& w) const {
+    const i64 i_next = tiles.next_m_block(c.n_block, w.i);
+    if (i_next < tiles.m_blocks()) return {w.g, i_next};
+    return {w.g + 1, tiles.first_m_block(c.n_block)};
+  }
+  IOSIM_HD bool masked(const Cta& c, const Work& w) const { return tiles.needs_element_mask(w.i, c.n_block); }
 };
 
 // Row-wise pre/post-processing kernels of the FlashAttention-2 backward pass
 // (D = rowsum(dO * O) and zeroing dQaccum; converting dQaccum to dQ): a CTA per
 // (row block, head, batch).
 struct RowBlockSchedule {
+  static constexpr i64 kThreads = 128;
   i64 rows = 0;
   i64 block_rows = 128;
   HeadShape shape;
+  i64 head_dim = 0;
   IOSIM_HD i64 row_blocks() const { return ceil_div(rows, block_rows); }
   IOSIM_HD Dim3 grid() const { return {row_blocks(), shape.heads, shape.batch}; }
   IOSIM_HD i64 rows_in(i64 b) const { return min_i64(block_rows, rows - b * block_rows); }
@@ -124,11 +161,36 @@ struct Fa1ForwardSchedule {
   };
   IOSIM_HD Dim3 grid() const { return {shape.heads, shape.batch, 1}; }
   IOSIM_HD Cta cta(i64 x, i64 y, i64 /*z*/) const { return {x, y}; }
+  // A warp owns 16 whole query rows, up to 8 warps (kernels/fa1/fa1_forward.cu).
+  IOSIM_HD static constexpr i64 warps_for(i64 bm) { return bm / 16 < 8 ? max_i64(1, bm / 16) : 8; }
+  IOSIM_HD i64 threads() const { return 32 * warps_for(tiles.block_m); }
   // Shared memory: K_j, V_j, Q_i, O_i tiles and l_i, m_i (S_ij/P_ij stay in
   // registers). Under the paper's rule each tile is at most M/4 elements.
   IOSIM_HD i64 sram_bytes() const {
     return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim) * bytes.data +
            2 * tiles.block_m * ElementBytes::kStat;
+  }
+  // As launched: the same tiles with each row padded by 16 bytes against bank
+  // conflicts (Fa1FwdTraits static_asserts its layout against this).
+  IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 d, i64 bm, i64 bn, i64 elem) {
+    return (2 * bn + 2 * bm) * (d + 16 / elem) * elem + 2 * bm * ElementBytes::kStat;
+  }
+  IOSIM_HD i64 launch_smem_bytes() const {
+    return launch_smem_bytes_for(head_dim, tiles.block_m, tiles.block_n, bytes.data);
+  }
+  // The CTA's loop nest (Algorithm 1): every key block with an active tile
+  // (outer; a step loads K_j, V_j), then its active query blocks (inner; a
+  // step per tile):
+  //   for (j = first_key_block(); j < n_blocks; j = next_key_block(j))
+  //     for (i = tiles.first_m_block(j); i < m_blocks; i = tiles.next_m_block(j, i))
+  IOSIM_HD i64 first_key_block() const { return skip_empty_columns(0); }
+  IOSIM_HD i64 next_key_block(i64 j) const { return skip_empty_columns(j + 1); }
+  IOSIM_HD bool masked(i64 i, i64 j) const { return tiles.needs_element_mask(i, j); }
+
+ private:
+  IOSIM_HD i64 skip_empty_columns(i64 j) const {
+    while (j < tiles.n_blocks() && !tiles.column_has_active(j)) ++j;
+    return j;
   }
 };
 
@@ -149,6 +211,8 @@ struct Fa1BackwardSchedule {
   };
   IOSIM_HD Dim3 grid() const { return {shape.kv_heads, shape.batch, 1}; }
   IOSIM_HD Cta cta(i64 x, i64 y, i64 /*z*/) const { return {x, y}; }
+  static constexpr i64 kWarps = 8;  // kernels/fa1/fa1_backward.cu
+  IOSIM_HD i64 threads() const { return 32 * kWarps; }
   // Shared memory: K_j, V_j, Q_i, O_i, dO_i tiles, the fp32 dQ_i tile,
   // S_ij/P_ij and dS_ij, and l_i, m_i.
   IOSIM_HD i64 sram_bytes() const {
@@ -156,6 +220,30 @@ struct Fa1BackwardSchedule {
             2 * tiles.block_m * tiles.block_n) *
                bytes.data +
            tiles.block_m * head_dim * ElementBytes::kAccum + 2 * tiles.block_m * ElementBytes::kStat;
+  }
+  // As launched: rows padded by 16 bytes (P, dS and the data tiles) or 4
+  // floats (dQ_i), plus D_i recomputed on chip (Fa1BwdTraits checks it).
+  IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 d, i64 bm, i64 bn, i64 elem) {
+    return (2 * bn + 3 * bm) * (d + 16 / elem) * elem + 2 * bm * (bn + 16 / elem) * elem +
+           bm * (d + 4) * ElementBytes::kAccum + 3 * bm * ElementBytes::kStat;
+  }
+  IOSIM_HD i64 launch_smem_bytes() const {
+    return launch_smem_bytes_for(head_dim, tiles.block_m, tiles.block_n, bytes.data);
+  }
+  // The CTA's loop nest (Algorithm 4): every key block with an active tile
+  // (outer; a step loads K_j, V_j and a step writes dK_j, dV_j), every query
+  // head of the GQA group (middle), every active query block (inner):
+  //   for (j = first_key_block(); j < n_blocks; j = next_key_block(j))
+  //     for (g = 0; g < group; ++g)
+  //       for (i = tiles.first_m_block(j); i < m_blocks; i = tiles.next_m_block(j, i))
+  IOSIM_HD i64 first_key_block() const { return skip_empty_columns(0); }
+  IOSIM_HD i64 next_key_block(i64 j) const { return skip_empty_columns(j + 1); }
+  IOSIM_HD bool masked(i64 i, i64 j) const { return tiles.needs_element_mask(i, j); }
+
+ private:
+  IOSIM_HD i64 skip_empty_columns(i64 j) const {
+    while (j < tiles.n_blocks() && !tiles.column_has_active(j)) ++j;
+    return j;
   }
 };
 
@@ -177,6 +265,14 @@ struct Fa1SwappedForwardSchedule {
   IOSIM_HD i64 sram_bytes() const {
     return (2 * tiles.block_n * head_dim + 2 * tiles.block_m * head_dim) * bytes.data +
            2 * tiles.block_m * ElementBytes::kStat;
+  }
+  // No kernel: modelled with FA1 forward's CTA shape.
+  IOSIM_HD i64 threads() const { return 32 * Fa1ForwardSchedule::warps_for(tiles.block_m); }
+  // The loop nest: every query block (outer; a step loads Q_i, O_i and a step
+  // writes O_i, l_i, m_i), its active key blocks (inner; a step per tile).
+  template <class Index = i64>
+  IOSIM_HD AttentionTiles::KeyBlockRange<Index> key_blocks(i64 i) const {
+    return tiles.key_blocks<Index>(i);
   }
 };
 
@@ -203,8 +299,22 @@ struct GemmSchedule {
   IOSIM_HD i64 rows_in(i64 mt) const { return min_i64(tile_m, m - mt * tile_m); }
   IOSIM_HD i64 cols_in(i64 nt) const { return min_i64(tile_n, n - nt * tile_n); }
   IOSIM_HD i64 depth_in(i64 kc) const { return min_i64(tile_k, k - kc * tile_k); }
+  static constexpr i64 kThreads = 256;  // 8 warps (kernels/standard/standard_gemm.cu)
   // Double-buffered A and B chunks.
   IOSIM_HD i64 sram_bytes() const { return 2 * (tile_m + tile_n) * tile_k * bytes.data; }
+  // As launched: each chunk stored in global memory's order ([tile][k] when k
+  // is contiguous, else [k][tile]) with rows padded by 16 bytes (GemmTraits
+  // static_asserts this).
+  IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 tm, i64 tn, i64 tk, bool a_k_contiguous,
+                                                      bool b_k_contiguous, i64 elem) {
+    return 2 *
+           ((a_k_contiguous ? tm * (tk + 16 / elem) : tk * (tm + 16 / elem)) +
+            (b_k_contiguous ? tn * (tk + 16 / elem) : tk * (tn + 16 / elem))) *
+           elem;
+  }
+  // The CTA's loop nest: the k_groups operands in turn (outer), tile_k deep
+  // chunks of the reduction (inner); one step per chunk, then C is written.
+  IOSIM_HD i64 steps_per_cta() const { return k_groups * k_chunks(); }
 };
 
 // Standard attention's row softmax (forward: P = softmax(scale * S) with the

@@ -4,17 +4,24 @@
 #include <sstream>
 
 #include "sim/common/error.h"
-#include "sim/trace/kernel_params.h"
+#include "sim/schedule/plan.h"
 
 namespace iosim::trace {
 
 using schedule::AttentionTiles;
 using schedule::Dim3;
 using schedule::HeadShape;
+using schedule::head_shape;
 using workload::Pass;
 using workload::Problem;
 
 namespace {
+
+using schedule::GemmOperand;
+using schedule::GemmPlan;
+using schedule::KernelKind;
+using schedule::KernelPlan;
+using schedule::SoftmaxPlan;
 
 TileAccess rd(TensorId t, i64 b, i64 h, i64 row0, i64 rows, i64 col0, i64 cols) {
   return {t, AccessKind::Read, b, h, row0, rows, col0, cols};
@@ -33,110 +40,201 @@ ComputeWork softmax_tile_work(i64 rows, i64 cols, bool masked) {
   return {0, rows * cols * (4 + (masked ? 1 : 0)), rows * cols};
 }
 
-HeadShape head_shape(const Problem& p) { return {p.batch, p.heads, p.kv_heads}; }
+// ---------------------------------------------------------------------------
+// Each kernel kind's CTA, as tile accesses: the schedule's loop nest
+// (sim/schedule/kernel_schedules.h) walked step by step. The coroutines take
+// the schedule by reference: the KernelPlan outlives every cursor.
 
-AttentionTiles make_tiles(const Problem& p, const Tiling& t, const workload::BlockMask* mask) {
-  AttentionTiles tiles{p.seq_q, p.seq_k, t.block_m, t.block_n, p.causal, {}};
-  if (mask != nullptr && !mask->active.empty())
-    tiles.mask = {mask->active.data(), mask->m_blocks, mask->n_blocks};
-  return tiles;
+// FlashAttention-2 forward: Q_i with the first key block, one step per
+// active key block, then O and L = m + log(l) written once.
+Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
+  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
+  Step step;
+  bool q_loaded = false;
+  const auto keys = s.key_blocks(cta);
+  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    step.clear();
+    if (!q_loaded) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+    q_loaded = true;
+    const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
+    step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+    step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+    step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
+    step.compute.tensor_flops = 4 * rows * cols * d;   // S = Q K^T, O += P V
+    step.compute.fp32_ops += rows * d;                 // rescale the O accumulator
+    step.compute.sfu_ops += rows;                      // exp(m_old - m_new)
+    co_yield step;
+  }
+  step.clear();
+  step.compute = {0, rows * d, rows};
+  step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
+  step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
+  co_yield step;
 }
 
-// ---------------------------------------------------------------------------
-// FlashAttention-2 forward.
-class Fa2Forward final : public KernelTrace {
- public:
-  explicit Fa2Forward(schedule::Fa2ForwardSchedule s) : s_(s) {}
-  std::string name() const override { return "fa2_fwd"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override {
-    return family_resources(KernelFamily::fa2_fwd, s_.sram_bytes(), s_.warps());
-  }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const auto& t = s_.tiles;
-    const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s_.shape.kv_head_of(h);
-    const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s_.head_dim;
-    Step step;
-    bool q_loaded = false;
-    for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) {
-      step.clear();
-      if (!q_loaded) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-      q_loaded = true;
-      const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-      step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-      step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-      step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-      step.compute.tensor_flops = 4 * rows * cols * d;   // S = Q K^T, O += P V
-      step.compute.fp32_ops += rows * d;                 // rescale the O accumulator
-      step.compute.sfu_ops += rows;                      // exp(m_old - m_new)
-      co_yield step;
-    }
-    // Epilogue: O = O / l and L = m + log(l), written once.
+// FlashAttention-2 backward preprocess: D = rowsum(dO * O), dQaccum = 0.
+Generator<Step> fa2_preprocess_cta(const schedule::RowBlockSchedule& s, i64 x, i64 y, i64 z) {
+  const i64 d = s.head_dim;
+  const i64 r0 = x * s.block_rows, rows = s.rows_in(x);
+  Step step;
+  step.load(rd(TensorId::O, z, y, r0, rows, 0, d));
+  step.load(rd(TensorId::dO, z, y, r0, rows, 0, d));
+  step.compute = {0, 2 * rows * d, 0};
+  step.store(wr(TensorId::D, z, y, r0, rows, 0, 1));
+  step.store(wr(TensorId::dQaccum, z, y, r0, rows, 0, d));
+  co_yield step;
+}
+
+// FlashAttention-2 backward main kernel: K_j, V_j; one step per work item
+// (query head of the group, active query block); dK_j, dV_j written once.
+Generator<Step> fa2_backward_cta(const schedule::Fa2BackwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 j = cta.n_block, b = cta.batch, kvh = cta.kv_head, d = s.head_dim;
+  const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
+  Step step;
+  step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+  step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+  co_yield step;
+  for (auto w = s.first_work(cta); !s.done(w); w = s.next_work(cta, w)) {
+    const i64 h = s.first_head(cta) + w.g, r0 = t.row_begin(w.i), rows = t.rows_in(w.i);
     step.clear();
-    step.compute = {0, rows * d, rows};
-    step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
-    step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
+    step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+    step.load(rd(TensorId::dO, b, h, r0, rows, 0, d));
+    step.load(rd(TensorId::L, b, h, r0, rows, 0, 1));
+    step.load(rd(TensorId::D, b, h, r0, rows, 0, 1));
+    // S = Q K^T, dV += P^T dO, dP = dO V^T, dQ = dS K, dK += dS^T Q.
+    step.compute = {10 * rows * cols * d, rows * cols * (4 + (t.crosses_diagonal(w.i, j) ? 1 : 0)), rows * cols};
+    step.store(red(TensorId::dQaccum, b, h, r0, rows, 0, d));
     co_yield step;
   }
+  step.clear();
+  step.store(wr(TensorId::dK, b, kvh, c0, cols, 0, d));
+  step.store(wr(TensorId::dV, b, kvh, c0, cols, 0, d));
+  co_yield step;
+}
 
- private:
-  schedule::Fa2ForwardSchedule s_;
-};
+// Converts the fp32 dQ accumulator to dQ in the data type (scaled).
+Generator<Step> fa2_convert_dq_cta(const schedule::RowBlockSchedule& s, i64 x, i64 y, i64 z) {
+  const i64 d = s.head_dim;
+  const i64 r0 = x * s.block_rows, rows = s.rows_in(x);
+  Step step;
+  step.load(rd(TensorId::dQaccum, z, y, r0, rows, 0, d));
+  step.compute = {0, rows * d, 0};
+  step.store(wr(TensorId::dQ, z, y, r0, rows, 0, d));
+  co_yield step;
+}
 
-// FlashAttention-2 backward: D = rowsum(dO * O) and dQaccum = 0.
-class Fa2BackwardPreprocess final : public KernelTrace {
- public:
-  Fa2BackwardPreprocess(schedule::RowBlockSchedule s, i64 d) : s_(s), d_(d) {}
-  std::string name() const override { return "fa2_bwd_preprocess"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override { return family_resources(KernelFamily::rowwise, 0); }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const i64 r0 = x * s_.block_rows, rows = s_.rows_in(x);
-    Step step;
-    step.load(rd(TensorId::O, z, y, r0, rows, 0, d_));
-    step.load(rd(TensorId::dO, z, y, r0, rows, 0, d_));
-    step.compute = {0, 2 * rows * d_, 0};
-    step.store(wr(TensorId::D, z, y, r0, rows, 0, 1));
-    step.store(wr(TensorId::dQaccum, z, y, r0, rows, 0, d_));
-    co_yield step;
-  }
-
- private:
-  schedule::RowBlockSchedule s_;
-  i64 d_;
-};
-
-class Fa2BackwardMain final : public KernelTrace {
- public:
-  explicit Fa2BackwardMain(schedule::Fa2BackwardSchedule s) : s_(s) {}
-  std::string name() const override { return "fa2_bwd_main"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override {
-    return family_resources(KernelFamily::fa2_bwd, s_.sram_bytes());
-  }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const auto& t = s_.tiles;
-    const i64 j = cta.n_block, b = cta.batch, kvh = cta.kv_head, d = s_.head_dim;
+// FlashAttention (v1) forward, Algorithm 1: O, l, m initialised in global
+// memory; per key block K_j, V_j, then per active query block Q_i, O_i, l_i,
+// m_i read and O_i, l_i, m_i written back.
+Generator<Step> fa1_forward_cta(const schedule::Fa1ForwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h), d = s.head_dim;
+  Step step;
+  // Step 2: O = 0, l = 0, m = -inf in global memory.
+  step.store(wr(TensorId::O, b, h, 0, t.seq_q, 0, d));
+  step.store(wr(TensorId::l, b, h, 0, t.seq_q, 0, 1));
+  step.store(wr(TensorId::m, b, h, 0, t.seq_q, 0, 1));
+  co_yield step;
+  for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-    Step step;
+    step.clear();
     step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
     step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
     co_yield step;
-    for (i64 g = 0; g < s_.shape.group(); ++g) {
-      const i64 h = s_.first_head(cta) + g;
+    for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
+      const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
+      step.clear();
+      step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+      step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
+      step.load(rd(TensorId::l, b, h, r0, rows, 0, 1));
+      step.load(rd(TensorId::m, b, h, r0, rows, 0, 1));
+      step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
+      step.compute.tensor_flops = 4 * rows * cols * d;
+      // Rescale and renormalise O_i every step (diag(l)^-1 (diag(l) e^.. O + e^.. P V)).
+      step.compute.fp32_ops += 4 * rows * d + 6 * rows;
+      step.compute.sfu_ops += 2 * rows;
+      step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
+      step.store(wr(TensorId::l, b, h, r0, rows, 0, 1));
+      step.store(wr(TensorId::m, b, h, r0, rows, 0, 1));
+      co_yield step;
+    }
+  }
+}
+
+// FlashAttention (v1) forward with the loops swapped (teaching variant).
+Generator<Step> fa1_swapped_forward_cta(const schedule::Fa1SwappedForwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h), d = s.head_dim;
+  Step step;
+  for (i64 i = 0; i < t.m_blocks(); ++i) {
+    const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
+    step.clear();
+    step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+    step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
+    co_yield step;
+    const auto keys = s.key_blocks(i);
+    for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+      const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
+      step.clear();
+      step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+      step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+      step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
+      step.compute.tensor_flops = 4 * rows * cols * d;
+      step.compute.fp32_ops += 4 * rows * d + 6 * rows;
+      step.compute.sfu_ops += 2 * rows;
+      co_yield step;
+    }
+    step.clear();
+    step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
+    step.store(wr(TensorId::l, b, h, r0, rows, 0, 1));
+    step.store(wr(TensorId::m, b, h, r0, rows, 0, 1));
+    co_yield step;
+  }
+}
+
+// FlashAttention (v1) backward, Algorithm 4.
+Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 b = cta.batch, kvh = cta.kv_head, d = s.head_dim, group = s.shape.group();
+  const i64 head0 = kvh * group;
+  Step step;
+  // Step 5: dQ (its fp32 accumulator), dK, dV = 0 in global memory.
+  step.store(wr(TensorId::dK, b, kvh, 0, t.seq_k, 0, d));
+  step.store(wr(TensorId::dV, b, kvh, 0, t.seq_k, 0, d));
+  co_yield step;
+  for (i64 g = 0; g < group; ++g) {
+    step.clear();
+    step.store(wr(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
+    co_yield step;
+  }
+  for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
+    const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
+    step.clear();
+    step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+    step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+    co_yield step;
+    for (i64 g = 0; g < group; ++g) {
+      const i64 h = head0 + g;
       for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
         const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
         step.clear();
         step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+        step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
         step.load(rd(TensorId::dO, b, h, r0, rows, 0, d));
-        step.load(rd(TensorId::L, b, h, r0, rows, 0, 1));
-        step.load(rd(TensorId::D, b, h, r0, rows, 0, 1));
-        // S = Q K^T, dV += P^T dO, dP = dO V^T, dQ = dS K, dK += dS^T Q.
-        step.compute = {10 * rows * cols * d, rows * cols * (4 + (t.crosses_diagonal(i, j) ? 1 : 0)),
-                        rows * cols};
-        step.store(red(TensorId::dQaccum, b, h, r0, rows, 0, d));
+        step.load(rd(TensorId::dQaccum, b, h, r0, rows, 0, d));
+        step.load(rd(TensorId::l, b, h, r0, rows, 0, 1));
+        step.load(rd(TensorId::m, b, h, r0, rows, 0, 1));
+        step.compute = {10 * rows * cols * d,
+                        rows * cols * (5 + (t.crosses_diagonal(i, j) ? 1 : 0)) + 2 * rows * d, rows * cols};
+        step.store(wr(TensorId::dQaccum, b, h, r0, rows, 0, d));
         co_yield step;
       }
     }
@@ -145,426 +243,111 @@ class Fa2BackwardMain final : public KernelTrace {
     step.store(wr(TensorId::dV, b, kvh, c0, cols, 0, d));
     co_yield step;
   }
-
- private:
-  schedule::Fa2BackwardSchedule s_;
-};
-
-// Converts the fp32 dQ accumulator to dQ in the data type (scaled).
-class ConvertDq final : public KernelTrace {
- public:
-  ConvertDq(std::string name, schedule::RowBlockSchedule s, i64 d) : name_(std::move(name)), s_(s), d_(d) {}
-  std::string name() const override { return name_; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override { return family_resources(KernelFamily::rowwise, 0); }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const i64 r0 = x * s_.block_rows, rows = s_.rows_in(x);
-    Step step;
-    step.load(rd(TensorId::dQaccum, z, y, r0, rows, 0, d_));
-    step.compute = {0, rows * d_, 0};
-    step.store(wr(TensorId::dQ, z, y, r0, rows, 0, d_));
-    co_yield step;
-  }
-
- private:
-  std::string name_;
-  schedule::RowBlockSchedule s_;
-  i64 d_;
-};
-
-// ---------------------------------------------------------------------------
-// FlashAttention (v1) forward, Algorithm 1.
-class Fa1Forward final : public KernelTrace {
- public:
-  explicit Fa1Forward(schedule::Fa1ForwardSchedule s) : s_(s) {}
-  std::string name() const override { return "fa1_fwd"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override {
-    return family_resources(KernelFamily::fa1_fwd, s_.sram_bytes());
-  }
-  std::array<bool, 3> replica_dims() const override { return {true, true, true}; }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const auto& t = s_.tiles;
-    const i64 b = cta.batch, h = cta.head, kvh = s_.shape.kv_head_of(h), d = s_.head_dim;
-    Step step;
-    // Step 2: O = 0, l = 0, m = -inf in global memory.
-    step.store(wr(TensorId::O, b, h, 0, t.seq_q, 0, d));
-    step.store(wr(TensorId::l, b, h, 0, t.seq_q, 0, 1));
-    step.store(wr(TensorId::m, b, h, 0, t.seq_q, 0, 1));
-    co_yield step;
-    for (i64 j = 0; j < t.n_blocks(); ++j) {
-      if (!t.column_has_active(j)) continue;
-      const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-      step.clear();
-      step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-      step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-      co_yield step;
-      for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
-        const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
-        step.clear();
-        step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-        step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
-        step.load(rd(TensorId::l, b, h, r0, rows, 0, 1));
-        step.load(rd(TensorId::m, b, h, r0, rows, 0, 1));
-        step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-        step.compute.tensor_flops = 4 * rows * cols * d;
-        // Rescale and renormalise O_i every step (diag(l)^-1 (diag(l) e^.. O + e^.. P V)).
-        step.compute.fp32_ops += 4 * rows * d + 6 * rows;
-        step.compute.sfu_ops += 2 * rows;
-        step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
-        step.store(wr(TensorId::l, b, h, r0, rows, 0, 1));
-        step.store(wr(TensorId::m, b, h, r0, rows, 0, 1));
-        co_yield step;
-      }
-    }
-  }
-
- private:
-  schedule::Fa1ForwardSchedule s_;
-};
-
-// FlashAttention (v1) forward with the loops swapped (teaching variant).
-class Fa1SwappedForward final : public KernelTrace {
- public:
-  explicit Fa1SwappedForward(schedule::Fa1SwappedForwardSchedule s) : s_(s) {}
-  std::string name() const override { return "fa1_swapped_fwd"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override {
-    return family_resources(KernelFamily::fa1_fwd, s_.sram_bytes());
-  }
-  std::array<bool, 3> replica_dims() const override { return {true, true, true}; }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const auto& t = s_.tiles;
-    const i64 b = cta.batch, h = cta.head, kvh = s_.shape.kv_head_of(h), d = s_.head_dim;
-    Step step;
-    for (i64 i = 0; i < t.m_blocks(); ++i) {
-      const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
-      step.clear();
-      step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-      step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
-      co_yield step;
-      for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) {
-        const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-        step.clear();
-        step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-        step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-        step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-        step.compute.tensor_flops = 4 * rows * cols * d;
-        step.compute.fp32_ops += 4 * rows * d + 6 * rows;
-        step.compute.sfu_ops += 2 * rows;
-        co_yield step;
-      }
-      step.clear();
-      step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
-      step.store(wr(TensorId::l, b, h, r0, rows, 0, 1));
-      step.store(wr(TensorId::m, b, h, r0, rows, 0, 1));
-      co_yield step;
-    }
-  }
-
- private:
-  schedule::Fa1SwappedForwardSchedule s_;
-};
-
-// FlashAttention (v1) backward, Algorithm 4.
-class Fa1Backward final : public KernelTrace {
- public:
-  explicit Fa1Backward(schedule::Fa1BackwardSchedule s) : s_(s) {}
-  std::string name() const override { return "fa1_bwd"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override {
-    return family_resources(KernelFamily::fa1_bwd, s_.sram_bytes());
-  }
-  std::array<bool, 3> replica_dims() const override { return {true, true, true}; }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const auto& t = s_.tiles;
-    const i64 b = cta.batch, kvh = cta.kv_head, d = s_.head_dim, group = s_.shape.group();
-    const i64 head0 = kvh * group;
-    Step step;
-    // Step 5: dQ (its fp32 accumulator), dK, dV = 0 in global memory.
-    step.store(wr(TensorId::dK, b, kvh, 0, t.seq_k, 0, d));
-    step.store(wr(TensorId::dV, b, kvh, 0, t.seq_k, 0, d));
-    co_yield step;
-    for (i64 g = 0; g < group; ++g) {
-      step.clear();
-      step.store(wr(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
-      co_yield step;
-    }
-    for (i64 j = 0; j < t.n_blocks(); ++j) {
-      if (!t.column_has_active(j)) continue;
-      const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-      step.clear();
-      step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-      step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-      co_yield step;
-      for (i64 g = 0; g < group; ++g) {
-        const i64 h = head0 + g;
-        for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
-          const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
-          step.clear();
-          step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-          step.load(rd(TensorId::O, b, h, r0, rows, 0, d));
-          step.load(rd(TensorId::dO, b, h, r0, rows, 0, d));
-          step.load(rd(TensorId::dQaccum, b, h, r0, rows, 0, d));
-          step.load(rd(TensorId::l, b, h, r0, rows, 0, 1));
-          step.load(rd(TensorId::m, b, h, r0, rows, 0, 1));
-          step.compute = {10 * rows * cols * d,
-                          rows * cols * (5 + (t.crosses_diagonal(i, j) ? 1 : 0)) + 2 * rows * d, rows * cols};
-          step.store(wr(TensorId::dQaccum, b, h, r0, rows, 0, d));
-          co_yield step;
-        }
-      }
-      step.clear();
-      step.store(wr(TensorId::dK, b, kvh, c0, cols, 0, d));
-      step.store(wr(TensorId::dV, b, kvh, c0, cols, 0, d));
-      co_yield step;
-    }
-    // Convert the fp32 dQ accumulator to dQ in the data type.
-    for (i64 g = 0; g < group; ++g) {
-      step.clear();
-      step.load(rd(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
-      step.compute = {0, t.seq_q * d, 0};
-      step.store(wr(TensorId::dQ, b, head0 + g, 0, t.seq_q, 0, d));
-      co_yield step;
-    }
-  }
-
- private:
-  schedule::Fa1BackwardSchedule s_;
-};
-
-// ---------------------------------------------------------------------------
-// Standard attention: batched GEMMs and row softmax kernels.
-
-// An operand tile for the GEMM CTA at (m_tile or n_tile), batch slice z,
-// group member g, reduction range [k0, k0 + kd).
-using OperandFn = std::function<TileAccess(i64 tile, i64 z, i64 g, i64 k0, i64 kd)>;
-using OutputFn = std::function<TileAccess(i64 m_tile, i64 n_tile, i64 z)>;
-
-class GemmTrace final : public KernelTrace {
- public:
-  GemmTrace(std::string name, schedule::GemmSchedule s, OperandFn a, OperandFn b, OutputFn c)
-      : name_(std::move(name)), s_(s), a_(std::move(a)), b_(std::move(b)), c_(std::move(c)) {}
-  std::string name() const override { return name_; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override { return family_resources(KernelFamily::gemm, s_.sram_bytes()); }
-  std::array<bool, 3> replica_dims() const override { return {false, false, true}; }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const auto cta = s_.cta(x, y, z);
-    const i64 rows = s_.rows_in(cta.m_tile), cols = s_.cols_in(cta.n_tile);
-    Step step;
-    for (i64 g = 0; g < s_.k_groups; ++g) {
-      for (i64 kc = 0; kc < s_.k_chunks(); ++kc) {
-        const i64 k0 = kc * s_.tile_k, kd = s_.depth_in(kc);
-        step.clear();
-        step.load(a_(cta.m_tile, z, g, k0, kd));
-        step.load(b_(cta.n_tile, z, g, k0, kd));
-        step.compute.tensor_flops = 2 * rows * cols * kd;
-        co_yield step;
-      }
-    }
+  // Convert the fp32 dQ accumulator to dQ in the data type.
+  for (i64 g = 0; g < group; ++g) {
     step.clear();
-    step.store(c_(cta.m_tile, cta.n_tile, z));
+    step.load(rd(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
+    step.compute = {0, t.seq_q * d, 0};
+    step.store(wr(TensorId::dQ, b, head0 + g, 0, t.seq_q, 0, d));
     co_yield step;
   }
+}
 
- private:
-  std::string name_;
-  schedule::GemmSchedule s_;
-  OperandFn a_, b_;
-  OutputFn c_;
-};
+// One operand tile of a GEMM CTA: `outer0, outer` along m (A) or n (B), the
+// reduction range [k0, k0 + kd), for batch slice z and group member g.
+TileAccess gemm_operand_tile(const GemmPlan& gp, const GemmOperand& o, i64 outer0, i64 outer, i64 z, i64 g, i64 k0,
+                             i64 kd) {
+  const i64 b = z / gp.z_heads, head = o.head(z % gp.z_heads, g);
+  return o.k_contiguous ? rd(o.tensor, b, head, outer0, outer, k0, kd) : rd(o.tensor, b, head, k0, kd, outer0, outer);
+}
 
-// Forward: P = softmax(scale * masked S). Backward: dS = scale * P * (dP - rowsum(dP * P)).
-class RowSoftmaxTrace final : public KernelTrace {
- public:
-  RowSoftmaxTrace(schedule::RowSoftmaxSchedule s, bool backward) : s_(s), backward_(backward) {}
-  std::string name() const override { return backward_ ? "std_bwd_softmax" : "std_fwd_softmax"; }
-  Dim3 grid() const override { return s_.grid(); }
-  CtaResources resources() const override { return family_resources(KernelFamily::softmax, s_.sram_bytes()); }
-  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
-    const i64 r0 = s_.first_row(x), rows = s_.rows_in(x), n = s_.seq_k;
-    Step step;
-    auto load_inputs = [&] {
-      if (backward_) {
-        step.load(rd(TensorId::P, z, y, r0, rows, 0, n));
-        step.load(rd(TensorId::dP, z, y, r0, rows, 0, n));
-      } else {
-        step.load(rd(TensorId::S, z, y, r0, rows, 0, n));
-      }
-    };
-    const i64 elems = rows * n;
-    if (!s_.row_fits_on_chip()) {  // statistics pass: row max and sum (or rowsum(dP * P))
-      load_inputs();
-      step.compute = {0, 3 * elems, backward_ ? 0 : elems};
-      co_yield step;
+// Standard attention's batched GEMM: k chunks of each group member's
+// operands, then the output tile.
+Generator<Step> gemm_cta(const GemmPlan& gp, i64 x, i64 y, i64 z) {
+  const auto& s = gp.s;
+  const auto cta = s.cta(x, y, z);
+  const i64 m0 = cta.m_tile * s.tile_m, n0 = cta.n_tile * s.tile_n;
+  const i64 rows = s.rows_in(cta.m_tile), cols = s.cols_in(cta.n_tile);
+  Step step;
+  for (i64 g = 0; g < s.k_groups; ++g) {
+    for (i64 kc = 0; kc < s.k_chunks(); ++kc) {
+      const i64 k0 = kc * s.tile_k, kd = s.depth_in(kc);
       step.clear();
+      step.load(gemm_operand_tile(gp, gp.a, m0, rows, z, g, k0, kd));
+      step.load(gemm_operand_tile(gp, gp.b, n0, cols, z, g, k0, kd));
+      step.compute.tensor_flops = 2 * rows * cols * kd;
+      co_yield step;
     }
+  }
+  step.clear();
+  step.store(wr(gp.c, z / gp.z_heads, z % gp.z_heads, m0, rows, n0, cols));
+  co_yield step;
+}
+
+// Row softmax, forward: P = softmax(scale * masked S); backward:
+// dS = scale * P * (dP - rowsum(dP * P)). Rows that do not fit on chip are
+// read twice (statistics pass, then the output pass).
+Generator<Step> softmax_cta(const SoftmaxPlan& sp, bool backward, i64 x, i64 y, i64 z) {
+  const auto& s = sp.s;
+  const i64 r0 = s.first_row(x), rows = s.rows_in(x), n = s.seq_k;
+  Step step;
+  auto load_inputs = [&] {
+    if (backward) {
+      step.load(rd(TensorId::P, z, y, r0, rows, 0, n));
+      step.load(rd(TensorId::dP, z, y, r0, rows, 0, n));
+    } else {
+      step.load(rd(TensorId::S, z, y, r0, rows, 0, n));
+    }
+  };
+  const i64 elems = rows * n;
+  if (!s.row_fits_on_chip()) {  // statistics pass: row max and sum (or rowsum(dP * P))
     load_inputs();
-    step.compute = {0, 4 * elems, backward_ ? 0 : elems};
-    step.store(wr(backward_ ? TensorId::dS : TensorId::P, z, y, r0, rows, 0, n));
+    step.compute = {0, 3 * elems, backward ? 0 : elems};
     co_yield step;
+    step.clear();
+  }
+  load_inputs();
+  step.compute = {0, 4 * elems, backward ? 0 : elems};
+  step.store(wr(backward ? TensorId::dS : TensorId::P, z, y, r0, rows, 0, n));
+  co_yield step;
+}
+
+// One kernel of the plan, traced.
+class PlannedKernel final : public KernelTrace {
+ public:
+  explicit PlannedKernel(KernelPlan k) : k_(std::move(k)) {}
+  std::string name() const override { return k_.name; }
+  Dim3 grid() const override { return k_.grid; }
+  CtaResources resources() const override { return {k_.cta.threads, k_.cta.smem_bytes, k_.cta.regs_per_thread}; }
+  // Grid dimensions that only pick a head or a batch entry.
+  std::array<bool, 3> replica_dims() const override {
+    switch (k_.kind) {
+      case KernelKind::fa1_fwd:
+      case KernelKind::fa1_swapped_fwd:
+      case KernelKind::fa1_bwd: return {true, true, true};
+      case KernelKind::gemm: return {false, false, true};
+      default: return {false, true, true};
+    }
+  }
+  Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
+    switch (k_.kind) {
+      case KernelKind::fa2_fwd: return fa2_forward_cta(k_.as<schedule::Fa2ForwardSchedule>(), x, y, z);
+      case KernelKind::fa2_bwd_preprocess: return fa2_preprocess_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
+      case KernelKind::fa2_bwd_main: return fa2_backward_cta(k_.as<schedule::Fa2BackwardSchedule>(), x, y, z);
+      case KernelKind::fa2_bwd_convert_dq: return fa2_convert_dq_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
+      case KernelKind::fa1_fwd: return fa1_forward_cta(k_.as<schedule::Fa1ForwardSchedule>(), x, y, z);
+      case KernelKind::fa1_swapped_fwd:
+        return fa1_swapped_forward_cta(k_.as<schedule::Fa1SwappedForwardSchedule>(), x, y, z);
+      case KernelKind::fa1_bwd: return fa1_backward_cta(k_.as<schedule::Fa1BackwardSchedule>(), x, y, z);
+      case KernelKind::gemm: return gemm_cta(k_.as<GemmPlan>(), x, y, z);
+      case KernelKind::softmax_fwd: return softmax_cta(k_.as<SoftmaxPlan>(), false, x, y, z);
+      case KernelKind::softmax_bwd: return softmax_cta(k_.as<SoftmaxPlan>(), true, x, y, z);
+    }
+    throw std::logic_error("unknown kernel kind");
   }
 
  private:
-  schedule::RowSoftmaxSchedule s_;
-  bool backward_;
-};
-
-// ---------------------------------------------------------------------------
-// Assembling the kernels of each algorithm.
-
-// Batch slice z of a GEMM over heads: z = b * heads + h.
-i64 b_of(i64 z, i64 heads) { return z / heads; }
-i64 h_of(i64 z, i64 heads) { return z % heads; }
-
-struct Builder {
-  const Problem& p;
-  const Tiling& tiling;
-  const GemmTiles& gemm;
-  const workload::BlockMask* mask;
-  i64 sram_limit;
-
-  AttentionTiles tiles() const { return make_tiles(p, tiling, mask); }
-  schedule::ElementBytes eb() const { return {p.elem_bytes()}; }
-  schedule::RowBlockSchedule rows(i64 block_rows) const {
-    return {p.seq_q, block_rows, head_shape(p)};
-  }
-
-  schedule::GemmSchedule gemm_schedule(i64 m, i64 n, i64 k, i64 batches, i64 k_groups) const {
-    return {m, n, k, gemm.m, gemm.n, gemm.k, batches, k_groups, eb()};
-  }
-
-  void standard_forward(std::vector<KernelEntry>& out) const {
-    const i64 H = p.heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k;
-    const auto shape = head_shape(p);
-    const auto sg = gemm_schedule(Nq, Nk, d, p.batch * H, 1);
-    auto kv = [shape](i64 h) { return shape.kv_head_of(h); };
-    // S = Q K^T
-    out.push_back({Pass::fwd, std::make_unique<GemmTrace>(
-        "std_fwd_qk", sg,
-        [=](i64 mt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::Q, b_of(z, H), h_of(z, H), mt * sg.tile_m, sg.rows_in(mt), k0, kd);
-        },
-        [=](i64 nt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::K, b_of(z, H), kv(h_of(z, H)), nt * sg.tile_n, sg.cols_in(nt), k0, kd);
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::S, b_of(z, H), h_of(z, H), mt * sg.tile_m, sg.rows_in(mt), nt * sg.tile_n,
-                    sg.cols_in(nt));
-        })});
-    out.push_back({Pass::fwd, std::make_unique<RowSoftmaxTrace>(
-                                  schedule::RowSoftmaxSchedule{Nq, Nk, shape, eb(), sram_limit, 1}, false)});
-    // O = P V
-    const auto so = gemm_schedule(Nq, d, Nk, p.batch * H, 1);
-    out.push_back({Pass::fwd, std::make_unique<GemmTrace>(
-        "std_fwd_pv", so,
-        [=](i64 mt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::P, b_of(z, H), h_of(z, H), mt * so.tile_m, so.rows_in(mt), k0, kd);
-        },
-        [=](i64 nt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::V, b_of(z, H), kv(h_of(z, H)), k0, kd, nt * so.tile_n, so.cols_in(nt));
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::O, b_of(z, H), h_of(z, H), mt * so.tile_m, so.rows_in(mt), nt * so.tile_n,
-                    so.cols_in(nt));
-        })});
-  }
-
-  void standard_backward(std::vector<KernelEntry>& out) const {
-    const i64 H = p.heads, Hkv = p.kv_heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k;
-    const auto shape = head_shape(p);
-    const i64 group = shape.group();
-    auto kv = [shape](i64 h) { return shape.kv_head_of(h); };
-    // dV[kvh] = sum over the group's query heads of P^T dO
-    const auto sdv = gemm_schedule(Nk, d, Nq, p.batch * Hkv, group);
-    out.push_back({Pass::bwd, std::make_unique<GemmTrace>(
-        "std_bwd_dv", sdv,
-        [=](i64 mt, i64 z, i64 g, i64 k0, i64 kd) {
-          return rd(TensorId::P, b_of(z, Hkv), h_of(z, Hkv) * group + g, k0, kd, mt * sdv.tile_m,
-                    sdv.rows_in(mt));
-        },
-        [=](i64 nt, i64 z, i64 g, i64 k0, i64 kd) {
-          return rd(TensorId::dO, b_of(z, Hkv), h_of(z, Hkv) * group + g, k0, kd, nt * sdv.tile_n,
-                    sdv.cols_in(nt));
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::dV, b_of(z, Hkv), h_of(z, Hkv), mt * sdv.tile_m, sdv.rows_in(mt),
-                    nt * sdv.tile_n, sdv.cols_in(nt));
-        })});
-    // dP = dO V^T
-    const auto sdp = gemm_schedule(Nq, Nk, d, p.batch * H, 1);
-    out.push_back({Pass::bwd, std::make_unique<GemmTrace>(
-        "std_bwd_dp", sdp,
-        [=](i64 mt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::dO, b_of(z, H), h_of(z, H), mt * sdp.tile_m, sdp.rows_in(mt), k0, kd);
-        },
-        [=](i64 nt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::V, b_of(z, H), kv(h_of(z, H)), nt * sdp.tile_n, sdp.cols_in(nt), k0, kd);
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::dP, b_of(z, H), h_of(z, H), mt * sdp.tile_m, sdp.rows_in(mt),
-                    nt * sdp.tile_n, sdp.cols_in(nt));
-        })});
-    out.push_back({Pass::bwd, std::make_unique<RowSoftmaxTrace>(
-                                  schedule::RowSoftmaxSchedule{Nq, Nk, shape, eb(), sram_limit, 2}, true)});
-    // dQ = dS K
-    const auto sdq = gemm_schedule(Nq, d, Nk, p.batch * H, 1);
-    out.push_back({Pass::bwd, std::make_unique<GemmTrace>(
-        "std_bwd_dq", sdq,
-        [=](i64 mt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::dS, b_of(z, H), h_of(z, H), mt * sdq.tile_m, sdq.rows_in(mt), k0, kd);
-        },
-        [=](i64 nt, i64 z, i64, i64 k0, i64 kd) {
-          return rd(TensorId::K, b_of(z, H), kv(h_of(z, H)), k0, kd, nt * sdq.tile_n, sdq.cols_in(nt));
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::dQ, b_of(z, H), h_of(z, H), mt * sdq.tile_m, sdq.rows_in(mt),
-                    nt * sdq.tile_n, sdq.cols_in(nt));
-        })});
-    // dK[kvh] = sum over the group's query heads of dS^T Q
-    const auto sdk = gemm_schedule(Nk, d, Nq, p.batch * Hkv, group);
-    out.push_back({Pass::bwd, std::make_unique<GemmTrace>(
-        "std_bwd_dk", sdk,
-        [=](i64 mt, i64 z, i64 g, i64 k0, i64 kd) {
-          return rd(TensorId::dS, b_of(z, Hkv), h_of(z, Hkv) * group + g, k0, kd, mt * sdk.tile_m,
-                    sdk.rows_in(mt));
-        },
-        [=](i64 nt, i64 z, i64 g, i64 k0, i64 kd) {
-          return rd(TensorId::Q, b_of(z, Hkv), h_of(z, Hkv) * group + g, k0, kd, nt * sdk.tile_n,
-                    sdk.cols_in(nt));
-        },
-        [=](i64 mt, i64 nt, i64 z) {
-          return wr(TensorId::dK, b_of(z, Hkv), h_of(z, Hkv), mt * sdk.tile_m, sdk.rows_in(mt),
-                    nt * sdk.tile_n, sdk.cols_in(nt));
-        })});
-  }
-
-  void fa1_forward(std::vector<KernelEntry>& out) const {
-    out.push_back({Pass::fwd, std::make_unique<Fa1Forward>(
-                                  schedule::Fa1ForwardSchedule{tiles(), head_shape(p), p.head_dim, eb()})});
-  }
-  void fa1_swapped_forward(std::vector<KernelEntry>& out) const {
-    out.push_back({Pass::fwd, std::make_unique<Fa1SwappedForward>(
-                                  schedule::Fa1SwappedForwardSchedule{tiles(), head_shape(p), p.head_dim, eb()})});
-  }
-  void fa1_backward(std::vector<KernelEntry>& out) const {
-    out.push_back({Pass::bwd, std::make_unique<Fa1Backward>(
-                                  schedule::Fa1BackwardSchedule{tiles(), head_shape(p), p.head_dim, eb()})});
-  }
-  void fa2_forward(std::vector<KernelEntry>& out) const {
-    out.push_back({Pass::fwd, std::make_unique<Fa2Forward>(
-                                  schedule::Fa2ForwardSchedule{tiles(), head_shape(p), p.head_dim, eb()})});
-  }
-  void fa2_backward(std::vector<KernelEntry>& out) const {
-    out.push_back({Pass::bwd, std::make_unique<Fa2BackwardPreprocess>(rows(tiling.block_m), p.head_dim)});
-    out.push_back({Pass::bwd, std::make_unique<Fa2BackwardMain>(
-                                  schedule::Fa2BackwardSchedule{tiles(), head_shape(p), p.head_dim, eb()})});
-    out.push_back({Pass::bwd, std::make_unique<ConvertDq>("fa2_bwd_convert_dq", rows(tiling.block_m), p.head_dim)});
-  }
+  KernelPlan k_;
 };
 
 bool has_forward(Pass pass) { return pass != Pass::bwd; }
@@ -666,22 +449,12 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
     out.mask = std::make_unique<workload::BlockMask>(problem.sparsity.materialise(grid.m_blocks(), grid.n_blocks()));
   out.tensors = std::make_unique<TensorTable>(problem);
 
-  const Builder build{problem, out.tiling, options.gemm, out.mask.get(), options.sram_limit_bytes};
-  if (has_forward(options.pass)) {
-    switch (a) {
-      case Algorithm::standard: build.standard_forward(out.kernels); break;
-      case Algorithm::fa1: build.fa1_forward(out.kernels); break;
-      case Algorithm::fa1_swapped: build.fa1_swapped_forward(out.kernels); break;
-      case Algorithm::fa2: build.fa2_forward(out.kernels); break;
-    }
-  }
-  if (has_backward(options.pass)) {
-    switch (a) {
-      case Algorithm::standard: build.standard_backward(out.kernels); break;
-      case Algorithm::fa1: build.fa1_backward(out.kernels); break;
-      case Algorithm::fa2: build.fa2_backward(out.kernels); break;
-      case Algorithm::fa1_swapped: break;
-    }
+  const schedule::PlanTiling plan_tiling{out.tiling.block_m, out.tiling.block_n, options.gemm,
+                                         options.sram_limit_bytes};
+  schedule::Plan plan = schedule::make_plan(problem, a, options.pass, plan_tiling, out.mask.get());
+  for (KernelPlan& k : plan.kernels) {
+    const Pass pass = k.pass;
+    out.kernels.push_back({pass, std::make_unique<PlannedKernel>(std::move(k))});
   }
   return out;
 }

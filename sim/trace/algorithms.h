@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/schedule/plan.h"
 #include "sim/trace/trace.h"
 #include "sim/workload/problem.h"
 
@@ -15,13 +16,7 @@ namespace iosim::trace {
 
 using workload::Algorithm;  // lives in sim/workload beside Pass and DType
 
-// Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
-// tile_k deep chunks along the reduction).
-struct GemmTiles {
-  i64 m = 128;
-  i64 n = 128;
-  i64 k = 32;
-};
+using schedule::GemmTiles;  // standard attention's GEMM tiles (sim/schedule/plan.h)
 
 struct TraceOptions {
   Algorithm algorithm = Algorithm::fa2;

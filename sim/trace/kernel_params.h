@@ -1,11 +1,7 @@
-// Per-kernel-family CTA shape (warps, registers per thread) used for
-// occupancy. Values follow our CUDA kernels' compiler reports where a kernel
-// exists (kernels/README.md records them) and FlashAttention-2's published
-// choices otherwise; they belong to the kernel family, not to a config.
-//
-// A family also names the timing calibration a hardware profile may give
+// Kernel families: the timing calibration a hardware profile may give
 // (`kernel_families:` in hw_profiles/*.yaml; the names are
-// profile::kKernelFamilyNames, in this enum's order).
+// profile::kKernelFamilyNames, in this enum's order). A kernel's CTA shape
+// comes from its plan (sim/schedule/plan.h), not from its family.
 #pragma once
 #include <optional>
 #include <string_view>
@@ -38,29 +34,6 @@ constexpr std::optional<KernelFamily> kernel_family_of(std::string_view kernel_n
   for (std::string_view g : {"std_fwd_qk", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_dq", "std_bwd_dk"})
     if (kernel_name == g) return F::gemm;
   return std::nullopt;
-}
-
-struct FamilyShape {
-  i64 warps;
-  i64 regs_per_thread;
-};
-
-constexpr FamilyShape family_shape(KernelFamily f) {
-  switch (f) {
-    case KernelFamily::fa2_fwd: return {4, 255};  // warps from Fa2ForwardSchedule::warps(); 255 regs (ptxas)
-    case KernelFamily::fa2_bwd: return {8, 255};  // 8 warps, 255 regs (ptxas, kernels/README.md)
-    case KernelFamily::fa1_fwd: return {4, 255};
-    case KernelFamily::fa1_bwd: return {8, 255};
-    case KernelFamily::gemm: return {4, 128};
-    case KernelFamily::softmax: return {4, 32};
-    case KernelFamily::rowwise: return {4, 32};
-  }
-  return {4, 128};
-}
-
-inline CtaResources family_resources(KernelFamily f, i64 smem_bytes, i64 warps = 0) {
-  const FamilyShape s = family_shape(f);
-  return {(warps > 0 ? warps : s.warps) * 32, smem_bytes, s.regs_per_thread};
 }
 
 }  // namespace iosim::trace

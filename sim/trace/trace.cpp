@@ -4,12 +4,6 @@
 
 namespace iosim::trace {
 
-std::string_view tensor_name(TensorId t) {
-  static constexpr std::array<std::string_view, kTensorCount> kNames = {
-      "Q", "K", "V", "O", "dO", "dQ", "dK", "dV", "S", "P", "dP", "dS", "l", "m", "L", "D", "dQaccum"};
-  return kNames[static_cast<int>(t)];
-}
-
 void Step::load(const TileAccess& a) {
   if (load_count == kMaxLoads) throw std::logic_error("trace step holds more than kMaxLoads loads");
   loads[static_cast<size_t>(load_count++)] = a;

@@ -17,21 +17,16 @@
 
 #include "sim/common/hd.h"
 #include "sim/schedule/kernel_schedules.h"
+#include "sim/schedule/tensors.h"
 #include "sim/trace/generator.h"
 #include "sim/workload/problem.h"
 
 namespace iosim::trace {
 
-// Every tensor a traced algorithm touches. Order is the JSON/report order.
-enum class TensorId : std::uint8_t {
-  Q, K, V, O, dO, dQ, dK, dV,  // inputs, outputs, gradients (data type)
-  S, P, dP, dS,                // standard attention's N x N intermediates (data type)
-  l, m, L, D,                  // per-row statistics (fp32)
-  dQaccum,                     // fp32 dQ accumulator
-  kCount
-};
-inline constexpr int kTensorCount = static_cast<int>(TensorId::kCount);
-std::string_view tensor_name(TensorId t);
+// Every tensor a traced algorithm touches (named in sim/schedule/tensors.h).
+using schedule::kTensorCount;
+using schedule::tensor_name;
+using schedule::TensorId;
 
 // Read: a tile load. Write: a tile store. ReduceAdd: an fp32 atomic add
 // performed at L2 (FlashAttention-2's dQ); it reads and writes at L2, but the

@@ -1,0 +1,168 @@
+#include "sim/schedule/plan.h"
+
+#include <string>
+
+#include "sim/common/error.h"
+
+namespace iosim::schedule {
+
+using workload::Algorithm;
+using workload::Pass;
+using workload::Problem;
+
+AttentionTiles make_tiles(const Problem& p, i64 block_m, i64 block_n, const workload::BlockMask* mask) {
+  AttentionTiles tiles{p.seq_q, p.seq_k, block_m, block_n, p.causal, {}};
+  if (mask != nullptr && !mask->active.empty()) tiles.mask = {mask->active.data(), mask->m_blocks, mask->n_blocks};
+  return tiles;
+}
+
+HeadShape head_shape(const Problem& p) { return {p.batch, p.heads, p.kv_heads}; }
+
+// ptxas -v, sm_90, nvcc 13.0, fp16 and bf16 alike (the CI build log): the
+// FA2 kernels use all 255; FA1 backward 210 at d = 128 and 128 at d = 64; the
+// GEMM 114-125 at 128x128 tiles and 62-64 at 64x64; softmax 31-40; the FA2
+// row kernels 23-38. Rounded up to what the register allocator grants.
+i64 regs_per_thread(KernelKind kind, i64 head_dim) {
+  switch (kind) {
+    case KernelKind::fa2_fwd:
+    case KernelKind::fa2_bwd_main: return 255;
+    case KernelKind::fa1_fwd:
+    case KernelKind::fa1_swapped_fwd: return 128;
+    case KernelKind::fa1_bwd: return head_dim >= 128 ? 210 : 128;
+    case KernelKind::gemm: return 128;
+    case KernelKind::softmax_fwd:
+    case KernelKind::softmax_bwd: return 40;
+    case KernelKind::fa2_bwd_preprocess:
+    case KernelKind::fa2_bwd_convert_dq: return 40;
+  }
+  return 128;
+}
+
+namespace {
+
+bool has_forward(Pass pass) { return pass != Pass::bwd; }
+bool has_backward(Pass pass) { return pass != Pass::fwd; }
+
+class Planner {
+ public:
+  Planner(const Problem& p, const PlanTiling& t, const workload::BlockMask* mask)
+      : p_(p), t_(t), tiles_(make_tiles(p, t.block_m, t.block_n, mask)), shape_(head_shape(p)), eb_{p.elem_bytes()} {}
+
+  void fa2_forward(std::vector<KernelPlan>& out) const {
+    const Fa2ForwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa2_fwd", Pass::fwd, KernelKind::fa2_fwd, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
+  }
+  void fa2_backward(std::vector<KernelPlan>& out) const {
+    // The row kernels use the backward tiling's B_r, as the kernels do.
+    const RowBlockSchedule rows{p_.seq_q, t_.block_m, shape_, p_.head_dim};
+    const CtaShape row_cta{RowBlockSchedule::kThreads, 0, 0};
+    add(out, "fa2_bwd_preprocess", Pass::bwd, KernelKind::fa2_bwd_preprocess, rows, rows.grid(), row_cta);
+    const Fa2BackwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa2_bwd_main", Pass::bwd, KernelKind::fa2_bwd_main, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
+    add(out, "fa2_bwd_convert_dq", Pass::bwd, KernelKind::fa2_bwd_convert_dq, rows, rows.grid(), row_cta);
+  }
+  void fa1_forward(std::vector<KernelPlan>& out) const {
+    const Fa1ForwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa1_fwd", Pass::fwd, KernelKind::fa1_fwd, s, s.grid(), {s.threads(), s.launch_smem_bytes(), 0});
+  }
+  void fa1_swapped_forward(std::vector<KernelPlan>& out) const {
+    const Fa1SwappedForwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa1_swapped_fwd", Pass::fwd, KernelKind::fa1_swapped_fwd, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
+  }
+  void fa1_backward(std::vector<KernelPlan>& out) const {
+    const Fa1BackwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa1_bwd", Pass::bwd, KernelKind::fa1_bwd, s, s.grid(), {s.threads(), s.launch_smem_bytes(), 0});
+  }
+
+  // Standard attention as eager PyTorch runs it: one GEMM launch per product,
+  // S, P (and dP, dS) in global memory, a row softmax between.
+  void standard_forward(std::vector<KernelPlan>& out) const {
+    const i64 H = p_.heads, d = p_.head_dim, Nq = p_.seq_q, Nk = p_.seq_k, BH = p_.batch * H, G = shape_.group();
+    // S = Q K^T
+    gemm(out, "std_fwd_qk", Pass::fwd, Nq, Nk, d, BH, 1, H, {TensorId::Q, true}, {TensorId::K, true, 1, G},
+         TensorId::S);
+    softmax(out, "std_fwd_softmax", Pass::fwd, KernelKind::softmax_fwd, 1);
+    // O = P V
+    gemm(out, "std_fwd_pv", Pass::fwd, Nq, d, Nk, BH, 1, H, {TensorId::P, true}, {TensorId::V, false, 1, G},
+         TensorId::O);
+  }
+  void standard_backward(std::vector<KernelPlan>& out) const {
+    const i64 H = p_.heads, Hkv = p_.kv_heads, d = p_.head_dim, Nq = p_.seq_q, Nk = p_.seq_k;
+    const i64 BH = p_.batch * H, BHkv = p_.batch * Hkv, G = shape_.group();
+    // dV[kvh] = sum over the group's query heads of P^T dO
+    gemm(out, "std_bwd_dv", Pass::bwd, Nk, d, Nq, BHkv, G, Hkv, {TensorId::P, false, G, 1},
+         {TensorId::dO, false, G, 1}, TensorId::dV);
+    // dP = dO V^T
+    gemm(out, "std_bwd_dp", Pass::bwd, Nq, Nk, d, BH, 1, H, {TensorId::dO, true}, {TensorId::V, true, 1, G},
+         TensorId::dP);
+    softmax(out, "std_bwd_softmax", Pass::bwd, KernelKind::softmax_bwd, 2);
+    // dQ = dS K
+    gemm(out, "std_bwd_dq", Pass::bwd, Nq, d, Nk, BH, 1, H, {TensorId::dS, true}, {TensorId::K, false, 1, G},
+         TensorId::dQ);
+    // dK[kvh] = sum over the group's query heads of dS^T Q
+    gemm(out, "std_bwd_dk", Pass::bwd, Nk, d, Nq, BHkv, G, Hkv, {TensorId::dS, false, G, 1},
+         {TensorId::Q, false, G, 1}, TensorId::dK);
+  }
+
+ private:
+  void add(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, KernelSchedule s, Dim3 grid,
+           CtaShape cta) const {
+    cta.regs_per_thread = regs_per_thread(kind, p_.head_dim);
+    out.push_back({name, pass, kind, std::move(s), grid, cta});
+  }
+
+  void gemm(std::vector<KernelPlan>& out, const char* name, Pass pass, i64 m, i64 n, i64 k, i64 batches,
+            i64 k_groups, i64 z_heads, GemmOperand a, GemmOperand b, TensorId c) const {
+    const GemmSchedule s{m, n, k, t_.gemm.m, t_.gemm.n, t_.gemm.k, batches, k_groups, eb_};
+    const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, a.k_contiguous,
+                                                         b.k_contiguous, eb_.data);
+    add(out, name, pass, KernelKind::gemm, GemmPlan{s, z_heads, a, b, c}, s.grid(), {GemmSchedule::kThreads, smem, 0});
+  }
+
+  void softmax(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, i64 operands) const {
+    const RowSoftmaxSchedule s{p_.seq_q, p_.seq_k, shape_, eb_, t_.sram_limit_bytes, operands};
+    add(out, name, pass, kind, SoftmaxPlan{s, tiles_}, s.grid(), {RowSoftmaxSchedule::kThreads, s.sram_bytes(), 0});
+  }
+
+  const Problem& p_;
+  const PlanTiling& t_;
+  AttentionTiles tiles_;
+  HeadShape shape_;
+  ElementBytes eb_;
+};
+
+}  // namespace
+
+Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const PlanTiling& tiling,
+               const workload::BlockMask* mask) {
+  if (algorithm == Algorithm::fa1_swapped && has_backward(pass))
+    throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");
+  if (tiling.block_m <= 0 || tiling.block_n <= 0)
+    throw InputError("block sizes must be positive (got block-m " + std::to_string(tiling.block_m) + ", block-n " +
+                     std::to_string(tiling.block_n) + ")");
+  for (i64 v : {tiling.gemm.m, tiling.gemm.n, tiling.gemm.k})
+    if (v <= 0) throw InputError("GEMM tile sizes must be positive");
+  Plan plan;
+  plan.algorithm = algorithm;
+  plan.pass = pass;
+  const Planner build(problem, tiling, mask);
+  if (has_forward(pass)) {
+    switch (algorithm) {
+      case Algorithm::standard: build.standard_forward(plan.kernels); break;
+      case Algorithm::fa1: build.fa1_forward(plan.kernels); break;
+      case Algorithm::fa1_swapped: build.fa1_swapped_forward(plan.kernels); break;
+      case Algorithm::fa2: build.fa2_forward(plan.kernels); break;
+    }
+  }
+  if (has_backward(pass)) {
+    switch (algorithm) {
+      case Algorithm::standard: build.standard_backward(plan.kernels); break;
+      case Algorithm::fa1: build.fa1_backward(plan.kernels); break;
+      case Algorithm::fa2: build.fa2_backward(plan.kernels); break;
+      case Algorithm::fa1_swapped: break;
+    }
+  }
+  return plan;
+}
+
+}  // namespace iosim::schedule

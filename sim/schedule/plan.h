@@ -1,0 +1,130 @@
+// The plan of one attention pass: the ordered list of kernels an algorithm
+// launches, each with its grid, CTA mapping, CTA shape as launched, and the
+// schedule whose loop nest its CTAs walk. It is the one description that
+//   - sim/trace walks to emit tile accesses (sim/trace/algorithms.cpp),
+//   - sim/numerics walks to execute the algorithm on the CPU,
+//   - kernels/ walks to launch (the launch list) and, inside each kernel, to
+//     visit tiles (the schedules' HD iterators in kernel_schedules.h),
+// so the trace, the numerics and the kernels cannot drift apart.
+//
+// Where each algorithm's loop nest lives (kernel_schedules.h):
+//   fa2 forward   Fa2ForwardSchedule::key_blocks      (AttentionTiles::KeyBlockRange)
+//   fa2 backward  Fa2BackwardSchedule::first_work/next_work
+//   fa1 forward   Fa1ForwardSchedule::first_key_block/next_key_block, tiles.first_m_block/next_m_block
+//   fa1 backward  Fa1BackwardSchedule (same outer loop; GQA heads; query blocks)
+//   fa1-swapped   Fa1SwappedForwardSchedule::key_blocks
+//   standard      GemmSchedule (k_groups x k_chunks), RowSoftmaxSchedule (one or two row passes)
+//
+// Plain C++17 and no allocation in the schedules: CUDA host code includes it.
+#pragma once
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/schedule/kernel_schedules.h"
+#include "sim/schedule/tensors.h"
+#include "sim/workload/problem.h"
+
+namespace iosim::schedule {
+
+enum class KernelKind : std::uint8_t {
+  fa2_fwd,
+  fa2_bwd_preprocess,  // D = rowsum(dO o O), dQaccum = 0
+  fa2_bwd_main,
+  fa2_bwd_convert_dq,  // dQ = scale dQaccum in the data type
+  fa1_fwd,
+  fa1_swapped_fwd,  // teaching variant: no CUDA kernel
+  fa1_bwd,
+  gemm,
+  softmax_fwd,
+  softmax_bwd,
+};
+
+// Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
+// tile_k deep chunks along the reduction).
+struct GemmTiles {
+  i64 m = 128;
+  i64 n = 128;
+  i64 k = 32;
+};
+
+// The tiling a plan is made for.
+struct PlanTiling {
+  i64 block_m = 0;  // B_r
+  i64 block_n = 0;  // B_c
+  GemmTiles gemm;
+  i64 sram_limit_bytes = 48 * 1024;  // the row softmax keeps a row on chip when it fits
+};
+
+// One operand of a standard-attention product C = sum_g A_g B_g over batch
+// slices z = b * z_heads + hz: the tensor, whether its rows run along the
+// reduction (k contiguous: the operand is read [outer][k], else [k][outer]),
+// and which head it reads: (hz * head_mul + g) / head_div (GQA: K/V are read
+// by query head / group; dK/dV sum the group's query heads hz * group + g).
+struct GemmOperand {
+  TensorId tensor = TensorId::Q;
+  bool k_contiguous = true;
+  i64 head_mul = 1, head_div = 1;
+  IOSIM_HD i64 head(i64 hz, i64 g) const { return (hz * head_mul + g) / head_div; }
+};
+
+struct GemmPlan {
+  GemmSchedule s;
+  i64 z_heads = 1;  // heads per batch entry along grid z (H or H_kv)
+  GemmOperand a, b;
+  TensorId c = TensorId::S;  // written [m][n] by head hz
+};
+
+// A row-softmax kernel: forward P = softmax(scale * masked S); backward
+// dS = scale * P o (dP - rowsum(dP o P)).
+struct SoftmaxPlan {
+  RowSoftmaxSchedule s;
+  AttentionTiles tiles;  // the causal rule and the block mask it applies
+};
+
+using KernelSchedule = std::variant<Fa2ForwardSchedule, Fa2BackwardSchedule, RowBlockSchedule, Fa1ForwardSchedule,
+                                    Fa1BackwardSchedule, Fa1SwappedForwardSchedule, GemmPlan, SoftmaxPlan>;
+
+// What one CTA holds on an SM, as the kernel is launched.
+struct CtaShape {
+  i64 threads = 128;
+  i64 smem_bytes = 0;       // dynamic shared memory requested at launch
+  i64 regs_per_thread = 128;
+};
+
+struct KernelPlan {
+  std::string name;  // "fa2_fwd", "std_fwd_qk", ...: the name reports and traces use
+  workload::Pass pass = workload::Pass::fwd;
+  KernelKind kind = KernelKind::fa2_fwd;
+  KernelSchedule schedule;
+  Dim3 grid;
+  CtaShape cta;
+
+  template <class S>
+  const S& as() const {
+    return std::get<S>(schedule);
+  }
+};
+
+// The kernels of a pass in launch order (fwd, bwd, or fwd then bwd).
+struct Plan {
+  workload::Algorithm algorithm = workload::Algorithm::fa2;
+  workload::Pass pass = workload::Pass::fwd;
+  std::vector<KernelPlan> kernels;
+};
+
+// `mask` (may be null: dense) is over the (block_m x block_n) tile grid and
+// must outlive the plan: the schedules hold a view of it. Throws InputError
+// for fa1-swapped's backward (it has none) and non-positive tiles.
+Plan make_plan(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
+               const PlanTiling& tiling, const workload::BlockMask* mask);
+
+// The tile grid of a problem under a tiling, with the mask's view.
+AttentionTiles make_tiles(const workload::Problem& p, i64 block_m, i64 block_n, const workload::BlockMask* mask);
+HeadShape head_shape(const workload::Problem& p);
+
+// Registers per thread of a kernel as compiled for sm_90 (ptxas -v of the
+// default tiles; kernels/README.md); they set occupancy.
+i64 regs_per_thread(KernelKind kind, i64 head_dim);
+
+}  // namespace iosim::schedule
