@@ -18,6 +18,12 @@ schedule::AttentionTiles AttentionConfig::tiles() const {
   return t;
 }
 
+schedule::Plan AttentionConfig::plan(workload::Algorithm algorithm, workload::Pass pass, i64 sram_limit_bytes) const {
+  const schedule::PlanTiling tiling{block_m, block_n, {gemm_tiles.tile_m, gemm_tiles.tile_n, gemm_tiles.tile_k},
+                                    sram_limit_bytes};
+  return schedule::make_plan(problem, algorithm, pass, tiling, tiles().mask);
+}
+
 schedule::HeadShape AttentionConfig::shape() const { return {problem.batch, problem.heads, problem.kv_heads}; }
 
 float AttentionConfig::scale() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/schedule/kernel_schedules.h"
+#include "sim/schedule/plan.h"
 #include "sim/workload/problem.h"
 
 namespace iosim::kernels {
@@ -34,8 +35,13 @@ struct AttentionConfig {
   schedule::GemmSchedule gemm_tiles{};  // standard attention only: tile_m/n/k used
   const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
   float softmax_scale = 0;          // 0 = 1/sqrt(d)
+  schedule::StepLog step_log{};     // tests: where the main kernel records its CTAs' steps
   // The tile grid the schedules iterate, with d_block_mask as its mask.
   schedule::AttentionTiles tiles() const;
+  // The pass's plan (sim/schedule/plan.h) with the device mask: the kernels
+  // to launch, in order, with their schedules. `sram_limit_bytes` is the row
+  // softmax's on-chip budget (standard attention only).
+  schedule::Plan plan(workload::Algorithm algorithm, workload::Pass pass, i64 sram_limit_bytes = 48 * 1024) const;
   schedule::HeadShape shape() const;
   float scale() const;
 };

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sim/schedule/kernel_schedules.h"
+
 namespace iosim::kernels::dev {
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
@@ -369,6 +371,26 @@ __device__ __forceinline__ void store_acc(Elem* s_tile, const float (&acc)[MF][N
       }
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Step recording for tests (schedule::StepLog): thread 0 of each CTA writes
+// its k-th step and, at the end, its step count. Steps past max_steps are
+// counted but not stored, so the test sees any excess.
+__device__ __forceinline__ i64 cta_linear() {
+  return blockIdx.x + static_cast<i64>(gridDim.x) * (blockIdx.y + static_cast<i64>(gridDim.y) * blockIdx.z);
+}
+__device__ __forceinline__ void log_step(const schedule::StepLog& log, int k, int i, int j, int g, bool masked) {
+  if (threadIdx.x == 0 && k < log.max_steps) {
+    std::int32_t* e = log.entries + 4 * (cta_linear() * log.max_steps + k);
+    e[0] = i;
+    e[1] = j;
+    e[2] = g;
+    e[3] = masked ? 1 : 0;
+  }
+}
+__device__ __forceinline__ void log_count(const schedule::StepLog& log, int k) {
+  if (threadIdx.x == 0) log.counts[cta_linear()] = k;
 }
 
 }  // namespace iosim::kernels::dev

@@ -20,6 +20,7 @@
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/device_primitives.cuh"
 #include "kernels/fa1/fa1_common.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
@@ -54,9 +55,10 @@ struct Fa1BwdTraits {
   static constexpr int kOffM = kOffL + BR * 4;
   static constexpr int kOffD = kOffM + BR * 4;
   static constexpr int kSmemBytes = kOffD + BR * 4;
-  static_assert(kSmemBytes == fa1_backward_smem_bytes(D, BR, BC), "fa1_common.h describes this layout");
-  // Beyond Fa1BackwardSchedule::sram_bytes(): row padding and the D_i vector.
-  static constexpr int kExtraBytes = (2 * BC + 3 * BR) * 8 * 2 + 2 * BR * 8 * 2 + BR * 4 * 4 + BR * 4;
+  // The plan (sim/schedule) states the CTA this kernel launches.
+  static_assert(kSmemBytes == schedule::Fa1BackwardSchedule::launch_smem_bytes_for(D, BR, BC, 2),
+                "shared memory differs from the schedule's");
+  static_assert(kWarps == schedule::Fa1BackwardSchedule::kWarps, "warps differ from the schedule's");
 };
 
 struct Fa1BwdParams {
@@ -74,6 +76,7 @@ struct Fa1BwdParams {
   float* dq_accum;
   Strides qs, ks;  // query side (Q, O, dO, dQ), key side (K, V, dK, dV)
   float scale;
+  schedule::StepLog step_log;  // tests: the tile steps each CTA executes
 };
 
 // Writes an accumulator tile (times `mul`) into a padded shared tile in the data type.
@@ -137,8 +140,8 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
   }
   __syncthreads();
 
-  for (i64 j = 0; j < t.n_blocks(); ++j) {
-    if (!t.column_has_active(j)) continue;
+  int step = 0;  // tests record every tile step (schedule::StepLog)
+  for (i64 j = p.s.first_key_block(); j < t.n_blocks(); j = p.s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j);
     const int cols = static_cast<int>(t.cols_in(j));
     load_tile16<BC, D>(sK, kLd, gK + c0 * p.ks.row, p.ks.row, cols, tid, kThreads);
@@ -157,6 +160,9 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
       const float* gm = p.m + (b * heads + h) * Nq;
 
       for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
+        if (p.step_log.on())
+          dev::log_step(p.step_log, step++, static_cast<int>(i), static_cast<int>(j), static_cast<int>(g),
+                        p.s.masked(i, j));
         const i64 r0 = t.row_begin(i);
         const int rows = static_cast<int>(t.rows_in(i));
         load_tile16<BR, D>(sQ, kLd, gQ + r0 * p.qs.row, p.qs.row, rows, tid, kThreads);
@@ -241,6 +247,8 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
     __syncthreads();
   }
 
+  if (p.step_log.on()) dev::log_count(p.step_log, step);
+
   // dQ = dQaccum in the data type.
   for (i64 g = 0; g < group; ++g) {
     const float* acc = accum_of(head0 + g);
@@ -256,10 +264,11 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
 }
 
 template <class T, int D, int BR, int BC>
-void run_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
+void run_backward(const AttentionConfig& c, const schedule::Fa1BackwardSchedule& sched, const BackwardBuffers& b,
+                  cudaStream_t stream) {
   using Tr = Fa1BwdTraits<D, BR, BC>;
   const workload::Problem& pr = c.problem;
-  const Fa1BwdParams p{schedule::Fa1BackwardSchedule{c.tiles(), c.shape(), D, {pr.elem_bytes()}},
+  const Fa1BwdParams p{sched,
                        b.q,
                        b.k,
                        b.v,
@@ -273,13 +282,9 @@ void run_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
                        b.dq_accum,
                        strides_for(pr, pr.heads, pr.seq_q),
                        strides_for(pr, pr.kv_heads, pr.seq_k),
-                       c.scale()};
-  // Dynamic shared memory: the schedule's tiles plus row padding and D_i.
-  const long long smem = p.s.sram_bytes() + Tr::kExtraBytes;
-  if (smem != Tr::kSmemBytes)
-    throw std::logic_error("fa1 backward: shared-memory layout (" + std::to_string(Tr::kSmemBytes) +
-                           " B) no longer matches Fa1BackwardSchedule::sram_bytes() + padding (" +
-                           std::to_string(smem) + " B)");
+                       c.scale(),
+                       c.step_log};
+  const long long smem = p.s.launch_smem_bytes();
   for (auto [ptr, st, name] :
        {std::tuple{b.q, p.qs, "q"}, {b.k, p.ks, "k"}, {b.v, p.ks, "v"}, {b.o, p.qs, "o"}, {b.d_o, p.qs, "d_o"},
         {static_cast<const void*>(b.dq), p.qs, "dq"}, {b.dk, p.ks, "dk"}, {b.dv, p.ks, "dv"}})
@@ -294,13 +299,14 @@ void run_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
 // Launches the (D, BR, BC) instantiation when it is the one asked for; a
 // combination whose shared memory does not fit is never instantiated.
 template <int D, int BR, int BC>
-bool try_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
+bool try_backward(const AttentionConfig& c, const schedule::Fa1BackwardSchedule& sched, const BackwardBuffers& b,
+                  cudaStream_t stream) {
   if constexpr (fa1_fits(true, D, BR, BC)) {
     if (c.problem.head_dim == D && c.block_m == BR && c.block_n == BC) {
       if (c.problem.dtype == workload::DType::fp16)
-        run_backward<__half, D, BR, BC>(c, b, stream);
+        run_backward<__half, D, BR, BC>(c, sched, b, stream);
       else
-        run_backward<__nv_bfloat16, D, BR, BC>(c, b, stream);
+        run_backward<__nv_bfloat16, D, BR, BC>(c, sched, b, stream);
       return true;
     }
   }
@@ -318,8 +324,10 @@ void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
         {static_cast<const void*>(b.dq), "dq"}, {static_cast<const void*>(b.dk), "dk"},
         {static_cast<const void*>(b.dv), "dv"}, {static_cast<const void*>(b.dq_accum), "dq_accum"}})
     require_pointer(ptr, algo, name);
+  const schedule::Plan plan = c.plan(workload::Algorithm::fa1, workload::Pass::bwd);
+  const auto& sched = plan.kernels.at(0).as<schedule::Fa1BackwardSchedule>();
 #define IOSIM_FA1_BWD_D(D) \
-  if (try_backward<D, br, bc>(c, b, stream)) return;
+  if (try_backward<D, br, bc>(c, sched, b, stream)) return;
 #define IOSIM_FA1_BWD(BR, BC)     \
   {                               \
     constexpr int br = BR, bc = BC; \

@@ -30,19 +30,13 @@
 
 namespace iosim::kernels::detail {
 
-// Shared memory of the kernels (Fa1FwdTraits / Fa1BwdTraits, which
-// static_assert that they agree): the schedule's tiles with 16-byte row padding.
-constexpr long long fa1_forward_smem_bytes(int d, int br, int bc) {
-  return (2LL * bc + 2LL * br) * (d + 8) * 2 + 2LL * br * 4;
-}
-constexpr long long fa1_backward_smem_bytes(int d, int br, int bc) {
-  return (2LL * bc + 3LL * br) * (d + 8) * 2 + 2LL * br * (bc + 8) * 2 + 1LL * br * (d + 4) * 4 + 3LL * br * 4;
-}
 // The largest opt-in shared memory per block of the GPUs built for (sm_90);
 // combinations above it are not compiled at all.
 constexpr long long kFa1MaxSmemBytes = 232448;
+// Shared memory as launched is the schedule's (sim/schedule/kernel_schedules.h).
 constexpr bool fa1_fits(bool backward, int d, int br, int bc) {
-  return (backward ? fa1_backward_smem_bytes(d, br, bc) : fa1_forward_smem_bytes(d, br, bc)) <= kFa1MaxSmemBytes;
+  return (backward ? schedule::Fa1BackwardSchedule::launch_smem_bytes_for(d, br, bc, 2)
+                   : schedule::Fa1ForwardSchedule::launch_smem_bytes_for(d, br, bc, 2)) <= kFa1MaxSmemBytes;
 }
 
 // "fwd d=64 Br=64 Bc=64 fp16", "bwd ...": one entry per compiled kernel.

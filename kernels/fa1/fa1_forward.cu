@@ -18,6 +18,7 @@
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/device_primitives.cuh"
 #include "kernels/fa1/fa1_common.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
@@ -44,8 +45,10 @@ struct Fa1FwdTraits {
   static constexpr int kOffL = kOffO + BR * kLd * 2;
   static constexpr int kOffM = kOffL + BR * 4;
   static constexpr int kSmemBytes = kOffM + BR * 4;
-  static_assert(kSmemBytes == fa1_forward_smem_bytes(D, BR, BC), "fa1_common.h describes this layout");
-  static constexpr int kPadBytes = (2 * BC + 2 * BR) * 8 * 2;
+  // The plan (sim/schedule) states the CTA this kernel launches.
+  static_assert(kSmemBytes == schedule::Fa1ForwardSchedule::launch_smem_bytes_for(D, BR, BC, 2),
+                "shared memory differs from the schedule's");
+  static_assert(kWarps == schedule::Fa1ForwardSchedule::warps_for(BR), "warps differ from the schedule's");
 };
 
 struct Fa1FwdParams {
@@ -58,6 +61,7 @@ struct Fa1FwdParams {
   float* m;
   Strides qs, ks;  // query side (Q, O), key side (K, V)
   float scale;
+  schedule::StepLog step_log;  // tests: the tile steps each CTA executes
 };
 
 template <class T, int D, int BR, int BC>
@@ -98,14 +102,16 @@ __global__ void __launch_bounds__(Fa1FwdTraits<D, BR, BC>::kThreads) fa1_forward
   __syncthreads();
 
   const int quad_row = lane >> 2, quad_col = lane & 3;
-  for (i64 j = 0; j < t.n_blocks(); ++j) {
-    if (!t.column_has_active(j)) continue;
+  int step = 0;  // tests record every tile step (schedule::StepLog)
+  for (i64 j = p.s.first_key_block(); j < t.n_blocks(); j = p.s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j);
     const int cols = static_cast<int>(t.cols_in(j));
     load_tile16<BC, D>(sK, kLd, gK + c0 * p.ks.row, p.ks.row, cols, tid, kThreads);
     load_tile16<BC, D>(sV, kLd, gV + c0 * p.ks.row, p.ks.row, cols, tid, kThreads);
 
     for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
+      if (p.step_log.on())
+        dev::log_step(p.step_log, step++, static_cast<int>(i), static_cast<int>(j), 0, p.s.masked(i, j));
       const i64 r0 = t.row_begin(i);
       const int rows = static_cast<int>(t.rows_in(i));
       load_tile16<BR, D>(sQ, kLd, gQ + r0 * p.qs.row, p.qs.row, rows, tid, kThreads);
@@ -211,13 +217,15 @@ __global__ void __launch_bounds__(Fa1FwdTraits<D, BR, BC>::kThreads) fa1_forward
       __syncthreads();  // before the next step overwrites the tiles
     }
   }
+  if (p.step_log.on()) dev::log_count(p.step_log, step);
 }
 
 template <class T, int D, int BR, int BC>
-void run_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream) {
+void run_forward(const AttentionConfig& c, const schedule::Fa1ForwardSchedule& sched, const ForwardBuffers& b,
+                 cudaStream_t stream) {
   using Tr = Fa1FwdTraits<D, BR, BC>;
   const workload::Problem& pr = c.problem;
-  const Fa1FwdParams p{schedule::Fa1ForwardSchedule{c.tiles(), c.shape(), D, {pr.elem_bytes()}},
+  const Fa1FwdParams p{sched,
                        b.q,
                        b.k,
                        b.v,
@@ -226,13 +234,9 @@ void run_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
                        b.m,
                        strides_for(pr, pr.heads, pr.seq_q),
                        strides_for(pr, pr.kv_heads, pr.seq_k),
-                       c.scale()};
-  // Dynamic shared memory: the schedule's tiles plus 16 bytes of padding per tile row.
-  const long long smem = p.s.sram_bytes() + Tr::kPadBytes;
-  if (smem != Tr::kSmemBytes)
-    throw std::logic_error("fa1 forward: shared-memory layout (" + std::to_string(Tr::kSmemBytes) +
-                           " B) no longer matches Fa1ForwardSchedule::sram_bytes() + padding (" +
-                           std::to_string(smem) + " B)");
+                       c.scale(),
+                       c.step_log};
+  const long long smem = p.s.launch_smem_bytes();
   for (auto [ptr, st, name] : {std::tuple{b.q, p.qs, "q"}, {b.k, p.ks, "k"}, {b.v, p.ks, "v"},
                                {static_cast<const void*>(b.o), p.qs, "o"}})
     require_rows_aligned16(ptr, st, "fa1 forward", name);
@@ -245,13 +249,14 @@ void run_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
 // Launches the (D, BR, BC) instantiation when it is the one asked for; a
 // combination whose shared memory does not fit is never instantiated.
 template <int D, int BR, int BC>
-bool try_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream) {
+bool try_forward(const AttentionConfig& c, const schedule::Fa1ForwardSchedule& sched, const ForwardBuffers& b,
+                 cudaStream_t stream) {
   if constexpr (fa1_fits(false, D, BR, BC)) {
     if (c.problem.head_dim == D && c.block_m == BR && c.block_n == BC) {
       if (c.problem.dtype == workload::DType::fp16)
-        run_forward<__half, D, BR, BC>(c, b, stream);
+        run_forward<__half, D, BR, BC>(c, sched, b, stream);
       else
-        run_forward<__nv_bfloat16, D, BR, BC>(c, b, stream);
+        run_forward<__nv_bfloat16, D, BR, BC>(c, sched, b, stream);
       return true;
     }
   }
@@ -268,8 +273,10 @@ void fa1_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
   for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {static_cast<const void*>(b.o), "o"},
                            {static_cast<const void*>(b.l), "l"}, {static_cast<const void*>(b.m), "m"}})
     require_pointer(ptr, algo, name);
+  const schedule::Plan plan = c.plan(workload::Algorithm::fa1, workload::Pass::fwd);
+  const auto& sched = plan.kernels.at(0).as<schedule::Fa1ForwardSchedule>();
 #define IOSIM_FA1_FWD_D(D) \
-  if (try_forward<D, br, bc>(c, b, stream)) return;
+  if (try_forward<D, br, bc>(c, sched, b, stream)) return;
 #define IOSIM_FA1_FWD(BR, BC)     \
   {                               \
     constexpr int br = BR, bc = BC; \

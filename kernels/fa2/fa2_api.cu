@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "kernels/common/attention_api.h"
@@ -35,6 +36,40 @@ std::string joined(const std::vector<std::string>& items) {
                     joined(fa2_compiled_menu()));
 }
 
+// The compiled (head_dim, B_r, B_c) tiles as types, for dispatch_tile.
+template <int D, int BM, int BN>
+struct Tile {
+  static constexpr int d = D, bm = BM, bn = BN;
+};
+template <class... Tiles>
+struct TileList {};
+#define IOSIM_FA2_TILE_TYPE(D, BM, BN) , Tile<D, BM, BN>
+#define IOSIM_FA2_FWD_MENU_LIST TileList<Tile<0, 0, 0> IOSIM_FA2_FWD_MENU(IOSIM_FA2_TILE_TYPE)>{}
+#define IOSIM_FA2_BWD_MENU_LIST TileList<Tile<0, 0, 0> IOSIM_FA2_BWD_MENU(IOSIM_FA2_TILE_TYPE)>{}
+
+template <class T>
+bool is_tile(const AttentionConfig& c) {
+  return T::d != 0 && c.problem.head_dim == T::d && c.block_m == T::bm && c.block_n == T::bn;
+}
+template <class... Tiles>
+bool compiled(const AttentionConfig& c, TileList<Tiles...>) {
+  return (is_tile<Tiles>(c) || ...);
+}
+// Calls fn(Tile<d, Br, Bc>{}) for the config's tile (which `compiled` has checked).
+template <class Fn, class... Tiles>
+void dispatch_tile(const AttentionConfig& c, TileList<Tiles...>, Fn&& fn) {
+  const bool found = ((is_tile<Tiles>(c) ? (fn(Tiles{}), true) : false) || ...);
+  if (!found) throw std::logic_error("fa2: dispatch found no compiled tile");
+}
+// Calls fn(Elem{}) with the config's element type.
+template <class Fn>
+void launch_typed(const AttentionConfig& c, Fn&& fn) {
+  if (c.problem.dtype == workload::DType::fp16)
+    fn(__half{});
+  else
+    fn(__nv_bfloat16{});
+}
+
 }  // namespace
 
 std::vector<std::string> fa2_compiled_menu() {
@@ -57,12 +92,10 @@ void fa2_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
   require(b.v, "v");
   require(b.o, "o");
   require(b.lse, "lse");
-#define IOSIM_FA2_IS(D, BM, BN) || (c.problem.head_dim == D && c.block_m == BM && c.block_n == BN)
-  if (!(false IOSIM_FA2_FWD_MENU(IOSIM_FA2_IS))) not_compiled(c, "forward");
+  if (!compiled(c, IOSIM_FA2_FWD_MENU_LIST)) not_compiled(c, "forward");
   require_dtype_supported(launch_limits(), c.problem.dtype, "fa2 forward");
   const workload::Problem& pr = c.problem;
   fa2::ForwardParams p;
-  p.sched = {c.tiles(), c.shape(), pr.head_dim, {pr.elem_bytes()}};
   p.q = b.q;
   p.k = b.k;
   p.v = b.v;
@@ -73,17 +106,15 @@ void fa2_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
   p.o_str = p.q_str;
   p.scale = c.scale();
   p.scale_log2 = p.scale * kLog2e;
-
-  const bool fp16 = pr.dtype == workload::DType::fp16;
-#define IOSIM_FA2_TRY(D, BM, BN)                                        \
-  if (pr.head_dim == D && c.block_m == BM && c.block_n == BN) {         \
-    if (fp16) fa2::launch_forward<__half, D, BM, BN>(p, stream);        \
-    else fa2::launch_forward<__nv_bfloat16, D, BM, BN>(p, stream);      \
-    return;                                                             \
+  p.step_log = c.step_log;
+  for (const schedule::KernelPlan& k : c.plan(workload::Algorithm::fa2, workload::Pass::fwd).kernels) {
+    if (k.kind != schedule::KernelKind::fa2_fwd) throw std::logic_error("fa2 forward: unexpected kernel " + k.name);
+    p.sched = k.as<schedule::Fa2ForwardSchedule>();
+    dispatch_tile(c, IOSIM_FA2_FWD_MENU_LIST, [&](auto tile) {
+      using T = decltype(tile);
+      launch_typed(c, [&](auto elem) { fa2::launch_forward<decltype(elem), T::d, T::bm, T::bn>(p, stream); });
+    });
   }
-  IOSIM_FA2_FWD_MENU(IOSIM_FA2_TRY)
-#undef IOSIM_FA2_TRY
-  not_compiled(c, "forward");
 }
 
 void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
@@ -99,12 +130,10 @@ void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
   require(b.dv, "dv");
   require(b.dq_accum, "dq_accum");
   require(b.d, "d");
-  if (!(false IOSIM_FA2_BWD_MENU(IOSIM_FA2_IS))) not_compiled(c, "backward");
-#undef IOSIM_FA2_IS
+  if (!compiled(c, IOSIM_FA2_BWD_MENU_LIST)) not_compiled(c, "backward");
   require_dtype_supported(launch_limits(), c.problem.dtype, "fa2 backward");
   const workload::Problem& pr = c.problem;
   fa2::BackwardParams p;
-  p.sched = {c.tiles(), c.shape(), pr.head_dim, {pr.elem_bytes()}};
   p.q = b.q;
   p.k = b.k;
   p.v = b.v;
@@ -118,10 +147,9 @@ void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
   p.kv_str = strides_for(pr, pr.kv_heads, pr.seq_k);
   p.scale = c.scale();
   p.scale_log2 = p.scale * kLog2e;
+  p.step_log = c.step_log;
 
   fa2::RowParams rows;
-  // The row kernels use the backward tiling's B_r, as the trace does.
-  rows.rows = {pr.seq_q, c.block_m, c.shape()};
   rows.head_dim = pr.head_dim;
   rows.o = b.o;
   rows.d_o = b.d_o;
@@ -131,16 +159,24 @@ void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
   rows.q_str = p.q_str;
   rows.scale = p.scale;
 
-  const bool fp16 = pr.dtype == workload::DType::fp16;
-#define IOSIM_FA2_TRY(D, BM, BN)                                             \
-  if (pr.head_dim == D && c.block_m == BM && c.block_n == BN) {              \
-    if (fp16) fa2::launch_backward<__half, D, BM, BN>(p, rows, stream);      \
-    else fa2::launch_backward<__nv_bfloat16, D, BM, BN>(p, rows, stream);    \
-    return;                                                                  \
+  // The plan's kernels in its order: preprocess, main, dQ conversion.
+  for (const schedule::KernelPlan& k : c.plan(workload::Algorithm::fa2, workload::Pass::bwd).kernels) {
+    switch (k.kind) {
+      case schedule::KernelKind::fa2_bwd_preprocess:
+      case schedule::KernelKind::fa2_bwd_convert_dq:
+        rows.rows = k.as<schedule::RowBlockSchedule>();
+        launch_typed(c, [&](auto elem) { fa2::launch_row_kernel<decltype(elem)>(k.kind, rows, stream); });
+        break;
+      case schedule::KernelKind::fa2_bwd_main:
+        p.sched = k.as<schedule::Fa2BackwardSchedule>();
+        dispatch_tile(c, IOSIM_FA2_BWD_MENU_LIST, [&](auto tile) {
+          using T = decltype(tile);
+          launch_typed(c, [&](auto elem) { fa2::launch_backward<decltype(elem), T::d, T::bm, T::bn>(p, stream); });
+        });
+        break;
+      default: throw std::logic_error("fa2 backward: unexpected kernel " + k.name);
+    }
   }
-  IOSIM_FA2_BWD_MENU(IOSIM_FA2_TRY)
-#undef IOSIM_FA2_TRY
-  not_compiled(c, "backward");
 }
 
 }  // namespace iosim::kernels

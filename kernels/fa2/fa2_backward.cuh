@@ -2,7 +2,7 @@
 //   preprocess  D = rowsum(dO o O), dQaccum = 0     (schedule::RowBlockSchedule)
 //   main        a CTA per (key block j, KV head, batch) (schedule::Fa2BackwardSchedule):
 //               K_j, V_j stay in shared memory; for each query head of the GQA
-//               group and each active query block i (first_m_block/next_m_block,
+//               group and each active query block i (Fa2BackwardSchedule::first_work/next_work,
 //               the loop the trace walks) it recomputes P_ij from L_i, forms
 //               dS_ij, accumulates dV_j, dK_j in registers and adds dQ_i into
 //               the fp32 dQaccum with reductions at L2; dK_j, dV_j written once.
@@ -29,16 +29,6 @@ namespace iosim::kernels::fa2 {
 namespace bwd_detail {
 
 constexpr float kLog2e = 1.4426950408889634f;
-
-// The (head within the GQA group, query block) this CTA visits after (g, i).
-struct WorkItem {
-  i64 g, i;
-};
-__device__ __forceinline__ WorkItem next_work(const schedule::AttentionTiles& tiles, i64 j, WorkItem w) {
-  const i64 i_next = tiles.next_m_block(j, w.i);
-  if (i_next < tiles.m_blocks()) return {w.g, i_next};
-  return {w.g + 1, tiles.first_m_block(j)};
-}
 
 // P = exp2(scale_log2 * S - L_i log2 e) and dS = P o (dP - D_i), in place
 // (acc_s becomes P, acc_dp becomes dS). Rows past seq_q and rows with
@@ -109,14 +99,14 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     const auto cta = p.sched.cta(blockIdx.x, blockIdx.y, blockIdx.z);
     const schedule::AttentionTiles& tiles = p.sched.tiles;
     const i64 j = cta.n_block;
-    const i64 heads = p.sched.shape.heads, group = p.sched.shape.group();
+    const i64 heads = p.sched.shape.heads;
     const i64 head0 = p.sched.first_head(cta);
     const int seq_q = static_cast<int>(tiles.seq_q), seq_k = static_cast<int>(tiles.seq_k);
     const int col0 = static_cast<int>(tiles.col_begin(j));
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const i64 kv_off = cta.batch * p.kv_str.batch + cta.kv_head * p.kv_str.head;
     const auto q_off = [&](i64 h) { return cta.batch * p.q_str.batch + h * p.q_str.head; };
-    const auto load_q_do = [&](WorkItem w, int stage) {
+    const auto load_q_do = [&](const schedule::Fa2BackwardSchedule::Work& w, int stage) {
       const int r0 = static_cast<int>(tiles.row_begin(w.i));
       const i64 off = q_off(head0 + w.g);
       dev::load_tile_async<TileQ, Tr::kThreads>(sQ + stage * BM * D, static_cast<const Elem*>(p.q) + off,
@@ -128,9 +118,10 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     // Prologue: K_j, V_j, and the first (Q_i, dO_i).
     dev::load_tile_async<TileKV, Tr::kThreads>(sK, static_cast<const Elem*>(p.k) + kv_off, p.kv_str.row, col0, seq_k);
     dev::load_tile_async<TileKV, Tr::kThreads>(sV, static_cast<const Elem*>(p.v) + kv_off, p.kv_str.row, col0, seq_k);
-    WorkItem w{0, tiles.first_m_block(j)};
-    const bool any_work = w.i < tiles.m_blocks();  // the same for every head of the group
-    if (any_work) load_q_do(w, 0);
+    // The work items in the schedule's order (Fa2BackwardSchedule::first_work/next_work).
+    using Work = schedule::Fa2BackwardSchedule::Work;
+    Work w = p.sched.first_work(cta);
+    if (!p.sched.done(w)) load_q_do(w, 0);
     dev::cp_async_commit();
 
     float acc_dk[SplitKV::kMFrags][SplitKV::kNTiles][4] = {};
@@ -143,12 +134,16 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     const dev::FragOffsets<D> frag_d(lane);    // Q, dO, K, V tiles
     const dev::FragOffsets<BN> frag_bn(lane);  // P, dS tiles
     int stage = 0;
+    int step = 0;  // tests record every step (schedule::StepLog)
 
-    while (any_work && w.g < group) {
+    while (!p.sched.done(w)) {
       const i64 h = head0 + w.g;
       const int row0 = static_cast<int>(tiles.row_begin(w.i));
-      const WorkItem w_next = next_work(tiles, j, w);
-      const bool has_next = w_next.g < group;
+      const Work w_next = p.sched.next_work(cta, w);
+      const bool has_next = !p.sched.done(w_next);
+      const bool masked = p.sched.masked(cta, w);
+      if (p.step_log.on())
+        dev::log_step(p.step_log, step++, static_cast<int>(w.i), static_cast<int>(j), static_cast<int>(w.g), masked);
       const std::uint32_t sQ_addr = dev::smem_addr(sQ + stage * BM * D);
       const std::uint32_t sdO_addr = dev::smem_addr(sdO + stage * BM * D);
 
@@ -180,7 +175,7 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
                                                                                   sK_addr, frag_d, s_col);
       dev::warp_gemm<Elem, SplitS::kMFrags, SplitS::kNTiles, D, false, D, false, D>(acc_dp, sdO_addr, frag_d, s_row,
                                                                                   sV_addr, frag_d, s_col);
-      if (tiles.crosses_diagonal(w.i, j) || tiles.cols_in(j) < BN)
+      if (masked)
         mask_scores<SplitS>(acc_s, tiles, row0 + s_row, col0 + s_col, lane);
       softmax_grad<SplitS>(acc_s, acc_dp, lse_log2, dval, p.scale_log2);
       dev::store_acc<Elem, TileP>(sP, acc_s, s_row, s_col, lane);
@@ -221,6 +216,8 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
       if constexpr (Tr::kStages == 2) stage ^= 1;
     }
 
+    if (p.step_log.on()) dev::log_count(p.step_log, step);
+
     // Epilogue: dK_j = scale * dS^T Q summed over the group, dV_j; both through
     // the K/V tiles (free now) and 16-byte stores.
     dev::cp_async_wait<0>();
@@ -236,7 +233,7 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
 // ---------------------------------------------------------------------------
 // Row-wise kernels: a CTA of 128 threads per (row block, head, batch); a row
 // is d/8 16-byte chunks handled by d/8 adjacent lanes (d/8 a power of two <= 32).
-constexpr int kRowThreads = 128;
+constexpr int kRowThreads = static_cast<int>(schedule::RowBlockSchedule::kThreads);
 
 template <class Elem>
 __device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
@@ -298,36 +295,39 @@ __global__ void __launch_bounds__(kRowThreads) fa2_bwd_convert_dq_kernel(const R
 }
 
 // ---------------------------------------------------------------------------
-// The three launches of the backward pass, with grids and shared memory from
-// the schedules.
+// Launches, each with the grid and shared memory of its schedule; the order of
+// the three kernels is the plan's (fa2_api.cu walks it).
 template <class Elem, int D, int BM, int BN>
-void launch_backward(const BackwardParams& p, const RowParams& rows, cudaStream_t stream) {
+void launch_backward(const BackwardParams& p, cudaStream_t stream) {
   using Tr = BwdTraits<D, BM, BN>;
   const std::string name = "fa2_bwd<d=" + std::to_string(D) + ",Br=" + std::to_string(BM) +
                            ",Bc=" + std::to_string(BN) + ">";
   const i64 smem = p.sched.sram_bytes();
-  if (smem != Tr::kSmemBytes) {
-    throw std::logic_error(name + ": schedule sram_bytes() " + std::to_string(smem) + " != kernel layout " +
-                           std::to_string(Tr::kSmemBytes));
+  if (smem != Tr::kSmemBytes || p.sched.threads() != Tr::kThreads) {
+    throw std::logic_error(name + ": schedule CTA (" + std::to_string(p.sched.threads()) + " threads, " +
+                           std::to_string(smem) + " B) != kernel layout");
   }
   const schedule::Dim3 grid = p.sched.grid();
-  const schedule::Dim3 row_grid = rows.rows.grid();
   require_grid_fits(grid.x, grid.y, grid.z, name);
-  require_grid_fits(row_grid.x, row_grid.y, row_grid.z, name + " preprocess");
   require_smem_fits(launch_limits(), smem, name);
-  const dim3 g_rows(static_cast<unsigned>(row_grid.x), static_cast<unsigned>(row_grid.y),
-                    static_cast<unsigned>(row_grid.z));
-
-  fa2_bwd_preprocess_kernel<Elem><<<g_rows, kRowThreads, 0, stream>>>(rows);
-  IOSIM_CUDA_CHECK_LAUNCH();
-
   auto* kernel = &fa2_backward_kernel<Elem, D, BM, BN>;
   IOSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   kernel<<<dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z)),
            Tr::kThreads, static_cast<size_t>(smem), stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
+}
 
-  fa2_bwd_convert_dq_kernel<Elem><<<g_rows, kRowThreads, 0, stream>>>(rows);
+// The preprocess (D = rowsum(dO o O), dQaccum = 0) or the dQ conversion.
+template <class Elem>
+void launch_row_kernel(schedule::KernelKind kind, const RowParams& rows, cudaStream_t stream) {
+  const schedule::Dim3 grid = rows.rows.grid();
+  const bool preprocess = kind == schedule::KernelKind::fa2_bwd_preprocess;
+  require_grid_fits(grid.x, grid.y, grid.z, preprocess ? "fa2_bwd_preprocess" : "fa2_bwd_convert_dq");
+  const dim3 g(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
+  if (preprocess)
+    fa2_bwd_preprocess_kernel<Elem><<<g, kRowThreads, 0, stream>>>(rows);
+  else
+    fa2_bwd_convert_dq_kernel<Elem><<<g, kRowThreads, 0, stream>>>(rows);
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 

@@ -4,7 +4,7 @@
 #include "kernels/fa2/fa2_menu.h"
 
 namespace iosim::kernels::fa2 {
-#define IOSIM_FA2_INSTANTIATE(D, BM, BN) template void launch_backward<__nv_bfloat16, D, BM, BN>(const BackwardParams&, const RowParams&, cudaStream_t);
+#define IOSIM_FA2_INSTANTIATE(D, BM, BN) template void launch_backward<__nv_bfloat16, D, BM, BN>(const BackwardParams&, cudaStream_t);
 IOSIM_FA2_BWD_MENU_D64(IOSIM_FA2_INSTANTIATE)
 #undef IOSIM_FA2_INSTANTIATE
 }  // namespace iosim::kernels::fa2

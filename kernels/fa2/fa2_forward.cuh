@@ -291,30 +291,19 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     const std::uint32_t v_lane = LaneAddr<D>::a16(dev::smem_addr(sV), lane);
     const TileCopy<typename Tr::TileKV, Tr::kThreads> kv_copy(static_cast<int>(threadIdx.x), p.kv_str.row);
 
-    // Key blocks in the schedule's order (first_n_block/next_n_block, with
-    // n_block_end(i) computed once and the block size a compile-time
-    // constant: no 64-bit division in the loop), split in two runs
-    // (FlashAttention-2's separation of masking and non-masking iterations):
-    // blocks before j_mask need no element mask. The masked test of v3
-    // (crosses_diagonal(i, j) || cols_in(j) < BN) is monotonic in j: a block
-    // crossing the causal diagonal is followed only by crossing blocks, and
-    // only the last block can be ragged. So the first run's loop body
-    // carries no mask code at all.
-    const int j_end = static_cast<int>(tiles.n_block_end(i));
-    int j = static_cast<int>(tiles.first_n_block(i));
-    int j_mask = static_cast<int>(tiles.n_blocks());
-    if (seq_k % BN != 0) j_mask -= 1;  // the ragged last block
-    if (tiles.causal) {
-      const i64 first_row_end = tiles.key_end_for_row(row0);  // keys row0 may see
-      if (first_row_end < seq_k) j_mask = min(j_mask, static_cast<int>(first_row_end / BN));
-    }
-    const bool sparse = tiles.mask.active != nullptr;
-    // tiles.next_n_block(i, j): the next key block the block mask keeps.
-    auto next_block = [&](int jj) {
-      ++jj;
-      if (sparse)
-        while (jj < j_end && !tiles.mask_allows(i, jj)) ++jj;
-      return jj;
+    // Key blocks in the schedule's order and split (Fa2ForwardSchedule::key_blocks:
+    // n_block_end(i) and the first masked block computed once, int indices,
+    // the block size a compile-time constant, so no 64-bit division in the
+    // loop): an unmasked run (no causal-diagonal crossing, not the ragged last
+    // block) whose loop body carries no mask code, then a masked run
+    // (FlashAttention-2's separation of masking and non-masking iterations).
+    const auto keys = p.sched.key_blocks<int>(cta);
+    int j = keys.first;
+    const int j_end = keys.end;
+    // Tests record every step (schedule::StepLog); one uniform branch per step.
+    int step = 0;
+    auto log_step = [&](int jj, bool masked) {
+      if (p.step_log.on()) dev::log_step(p.step_log, step++, static_cast<int>(i), jj, 0, masked);
     };
 
     // Prologue: Q_i and the first K_j (nothing at all when no tile is active).
@@ -343,6 +332,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     auto key_block = [&](auto masked) {
       constexpr bool kMasked = decltype(masked)::value;
       const int col0 = j * BN;
+      log_step(j, kMasked);
       dev::cp_async_wait<0>();  // K_j (and Q_i) landed
       __syncthreads();
       kv_copy.template load<kMasked>(sV, gV, p.kv_str.row, col0, seq_k);
@@ -360,7 +350,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
         if constexpr (kMasked) mask_scores<Tr>(acc_s, tiles, row0 + warp_row, col0, lane);
       }
 
-      const int j_next = next_block(j);
+      const int j_next = keys.next(j);
       dev::cp_async_wait<0>();  // V_j landed
       __syncthreads();
       if (j_next < j_end) {  // K_next may be the ragged last block even when K_j is not
@@ -378,8 +368,9 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
       }
       j = j_next;
     };
-    while (j < j_end && j < j_mask) key_block(std::false_type{});
+    while (j < j_end && !keys.masked(j)) key_block(std::false_type{});
     while (j < j_end) key_block(std::true_type{});
+    if (p.step_log.on()) dev::log_count(p.step_log, step);
 
     // Epilogue: O = O / l through this warp's own rows of sQ (no other warp
     // reads them), then 16-byte stores; L = m * scale + log(l), -inf for a

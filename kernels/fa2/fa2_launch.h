@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/fa2/fa2_params.h"
+#include "sim/schedule/plan.h"
 
 namespace iosim::kernels::fa2 {
 
@@ -12,6 +13,10 @@ template <class Elem, int D, int BM, int BN>
 void launch_forward(const ForwardParams& p, cudaStream_t stream);
 
 template <class Elem, int D, int BM, int BN>
-void launch_backward(const BackwardParams& p, const RowParams& rows, cudaStream_t stream);
+void launch_backward(const BackwardParams& p, cudaStream_t stream);
+
+// The backward pass's row kernels (instantiated in fa2_rows.cu).
+template <class Elem>
+void launch_row_kernel(schedule::KernelKind kind, const RowParams& rows, cudaStream_t stream);
 
 }  // namespace iosim::kernels::fa2

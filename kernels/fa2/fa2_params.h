@@ -16,6 +16,7 @@ struct ForwardParams {
   Strides q_str, kv_str, o_str;
   float scale = 0;       // softmax scale
   float scale_log2 = 0;  // scale * log2(e): exponentials are exp2f with the scale folded in
+  schedule::StepLog step_log;  // tests: the steps each CTA executes
 };
 
 struct BackwardParams {
@@ -32,6 +33,7 @@ struct BackwardParams {
   Strides q_str, kv_str;       // dO shares Q's strides; dK/dV share K's
   float scale = 0;
   float scale_log2 = 0;
+  schedule::StepLog step_log;  // tests: the steps each CTA executes
 };
 
 // Preprocess (D = rowsum(dO * O), dQaccum = 0) and dQ conversion kernels.

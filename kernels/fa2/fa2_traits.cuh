@@ -27,6 +27,10 @@ struct FwdTraits {
   // V_j during Q K_j^T (FlashAttention-2's pipeline).
   static constexpr int kSmemBytes = TileQ::kBytes + 2 * TileKV::kBytes;
   static_assert(BM % kRowsPerWarp == 0 && kWarps >= 1 && kWarps <= 8, "forward warp layout");
+  // The plan (sim/schedule) states the CTA this kernel launches.
+  static_assert(kWarps == schedule::Fa2ForwardSchedule::warps_for(D, BM, BN), "warps differ from the schedule's");
+  static_assert(kSmemBytes == schedule::Fa2ForwardSchedule::sram_bytes_for(D, BM, BN, 2),
+                "shared memory differs from the schedule's");
   static_assert(BN % 16 == 0 && D % 16 == 0, "forward tiles are built from 16x16 blocks");
 };
 
@@ -46,7 +50,6 @@ constexpr int pick_warps_m(int m, int n, int warps) {
   }
   return best;
 }
-constexpr int min3(int a, int b, int c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
 
 // A warp's share of an M x N product split WM x WN ways.
 template <int M, int N, int WARPS>
@@ -62,12 +65,13 @@ struct WarpSplit {
   __device__ __forceinline__ static int col0(int warp) { return (warp % kWarpsN) * kCols; }
 };
 
-// Backward main kernel: up to 8 warps (FlashAttention-2's choice), fewer when
-// the tiles cannot be split 16-aligned. Three warp splits: S and dP (BM x BN,
-// the same split so dS is computed in registers), dK and dV (BN x D), dQ (BM x D).
+// Backward main kernel: the schedule's warps (up to 8, FlashAttention-2's
+// choice; fewer when the tiles cannot be split 16-aligned). Three warp splits:
+// S and dP (BM x BN, the same split so dS is computed in registers), dK and dV
+// (BN x D), dQ (BM x D).
 template <int D, int BM, int BN>
 struct BwdTraits {
-  static constexpr int kWarps = min3(8, (BM / 16) * (BN / 16), min3((BN / 16) * (D / 16), (BM / 16) * (D / 16), 8));
+  static constexpr int kWarps = static_cast<int>(schedule::Fa2BackwardSchedule::warps_for(D, BM, BN));
   static constexpr int kThreads = 32 * kWarps;
   using SplitS = WarpSplit<BM, BN, kWarps>;
   using SplitKV = WarpSplit<BN, D, kWarps>;
@@ -75,12 +79,12 @@ struct BwdTraits {
   using TileQ = dev::SwizzledTile<BM, D>;   // Q_i and dO_i
   using TileKV = dev::SwizzledTile<BN, D>;  // K_j and V_j (then dK_j, dV_j for the epilogue)
   using TileP = dev::SwizzledTile<BM, BN>;  // P_ij and dS_ij in the data type
-  // Q_i/dO_i double-buffered when that fits in 160 KB (the rule of
-  // schedule::Fa2BackwardSchedule::q_stages()).
-  static constexpr int kBytesTwoStages = 2 * TileKV::kBytes + 4 * TileQ::kBytes + 2 * TileP::kBytes;
-  static constexpr int kStages = kBytesTwoStages <= 160 * 1024 ? 2 : 1;
+  // Q_i/dO_i double-buffered when that fits in 160 KB (the schedule's rule).
+  static constexpr int kStages = static_cast<int>(schedule::Fa2BackwardSchedule::q_stages_for(D, BM, BN, 2));
   static constexpr int kSmemBytes = 2 * TileKV::kBytes + 2 * kStages * TileQ::kBytes + 2 * TileP::kBytes;
   static_assert(BM % 16 == 0 && BN % 16 == 0 && D % 16 == 0, "backward tiles are built from 16x16 blocks");
+  static_assert(kSmemBytes == schedule::Fa2BackwardSchedule::sram_bytes_for(D, BM, BN, 2),
+                "shared memory differs from the schedule's");
 };
 
 }  // namespace iosim::kernels::fa2

@@ -6,7 +6,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <array>
 #include <cmath>
+#include <stdexcept>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -202,49 +204,71 @@ void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward
 }
 
 // ---------------------------------------------------------------------------
-// Operand descriptions.
-
-// A [batch][heads][seq][dim] tensor read by rows (k contiguous) or by columns.
-GemmOperand head_operand(const void* ptr, const Strides& st, bool k_contiguous, i64 mul = 1, i64 div = 1) {
-  return {ptr, st.batch, st.head, st.row, mul, div, k_contiguous};
-}
-GemmOutput head_output(void* ptr, const Strides& st) { return {ptr, st.batch, st.head, st.row}; }
+// Operands: the plan names each GEMM's tensors; these say where they live.
 
 // S, P, dP, dS: [batch][heads][seq_q][seq_k], contiguous.
 Strides score_strides(const workload::Problem& p) {
   return {p.heads * p.seq_q * p.seq_k, p.seq_q * p.seq_k, p.seq_k};
 }
 
-struct StandardContext {
-  const AttentionConfig& c;
-  const workload::Problem& p;
-  schedule::HeadShape shape;
-  schedule::ElementBytes eb;
-  Strides q_side, kv_side, scores;
-  i64 group;
-
-  explicit StandardContext(const AttentionConfig& cfg)
-      : c(cfg),
-        p(cfg.problem),
-        shape(cfg.shape()),
-        eb{cfg.problem.elem_bytes()},
-        q_side(strides_for(cfg.problem, cfg.problem.heads, cfg.problem.seq_q)),
-        kv_side(strides_for(cfg.problem, cfg.problem.kv_heads, cfg.problem.seq_k)),
-        scores(score_strides(cfg.problem)),
-        group(cfg.shape().group()) {}
-
-  schedule::GemmSchedule gemm(i64 m, i64 n, i64 k, i64 batches, i64 k_groups) const {
-    const auto& t = c.gemm_tiles;
-    return {m, n, k, t.tile_m, t.tile_n, t.tile_k, batches, k_groups, eb};
+// Where each tensor of the plan lives: its pointer and strides.
+struct TensorMap {
+  std::array<const void*, schedule::kTensorCount> ptr{};
+  std::array<Strides, schedule::kTensorCount> strides{};
+  void set(schedule::TensorId t, const void* p, const Strides& st) {
+    ptr[static_cast<size_t>(t)] = p;
+    strides[static_cast<size_t>(t)] = st;
   }
-  schedule::RowSoftmaxSchedule softmax(i64 operands, i64 sram_limit) const {
-    return {p.seq_q, p.seq_k, shape, eb, sram_limit, operands};
+  GemmOperand operand(const schedule::GemmOperand& o) const {
+    const Strides& st = strides[static_cast<size_t>(o.tensor)];
+    return {ptr[static_cast<size_t>(o.tensor)], st.batch, st.head, st.row, o.head_mul, o.head_div, o.k_contiguous};
   }
-  void run(const schedule::GemmSchedule& s, i64 z_heads, const GemmOperand& a, const GemmOperand& b,
-           const GemmOutput& out, cudaStream_t stream) const {
-    detail::launch_gemm(GemmLaunch{s, z_heads, a, b, out, p.dtype}, stream);
+  GemmOutput output(schedule::TensorId t) const {
+    const Strides& st = strides[static_cast<size_t>(t)];
+    return {const_cast<void*>(ptr[static_cast<size_t>(t)]), st.batch, st.head, st.row};
   }
 };
+
+// Q, O, dO, dQ on the query side; K, V, dK, dV on the key side; S, P, dP, dS
+// as [batch][heads][seq_q][seq_k].
+TensorMap tensor_map(const workload::Problem& p) {
+  TensorMap m;
+  const Strides q = strides_for(p, p.heads, p.seq_q), kv = strides_for(p, p.kv_heads, p.seq_k), sc = score_strides(p);
+  using schedule::TensorId;
+  for (TensorId t : {TensorId::Q, TensorId::O, TensorId::dO, TensorId::dQ}) m.strides[static_cast<size_t>(t)] = q;
+  for (TensorId t : {TensorId::K, TensorId::V, TensorId::dK, TensorId::dV}) m.strides[static_cast<size_t>(t)] = kv;
+  for (TensorId t : {TensorId::S, TensorId::P, TensorId::dP, TensorId::dS}) m.strides[static_cast<size_t>(t)] = sc;
+  return m;
+}
+
+// Launches the plan's kernels in order: each GEMM with its operands, each
+// row softmax with its schedule and mask.
+void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const TensorMap& tensors, cudaStream_t stream) {
+  using schedule::KernelKind;
+  using schedule::TensorId;
+  const auto ptr = [&](TensorId t) { return tensors.ptr[static_cast<size_t>(t)]; };
+  for (const schedule::KernelPlan& k : plan.kernels) {
+    switch (k.kind) {
+      case KernelKind::gemm: {
+        const auto& g = k.as<schedule::GemmPlan>();
+        detail::launch_gemm(GemmLaunch{g.s, g.z_heads, tensors.operand(g.a), tensors.operand(g.b), tensors.output(g.c),
+                                       c.problem.dtype},
+                            stream);
+        break;
+      }
+      case KernelKind::softmax_fwd:
+      case KernelKind::softmax_bwd: {
+        const auto& sp = k.as<schedule::SoftmaxPlan>();
+        const bool backward = k.kind == KernelKind::softmax_bwd;
+        launch_softmax({sp.s, sp.tiles, ptr(backward ? TensorId::P : TensorId::S), backward ? ptr(TensorId::dP) : nullptr,
+                        const_cast<void*>(ptr(backward ? TensorId::dS : TensorId::P)), c.scale()},
+                       c.problem.dtype, backward, stream);
+        break;
+      }
+      default: throw std::logic_error("standard attention: unexpected kernel " + k.name);
+    }
+  }
+}
 
 void validate(const AttentionConfig& c, const std::string& algo) {
   validate_config(c, algo);
@@ -273,18 +297,13 @@ void standard_forward_with_limit(const AttentionConfig& c, const ForwardBuffers&
   validate(c, algo);
   for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.o, "o"}, {b.s, "s"}, {b.p, "p"}})
     detail::require_pointer(ptr, algo, name);
-  const StandardContext x(c);
-  const auto& p = x.p;
-  const i64 H = p.heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k, BH = p.batch * H;
-  // S = Q K^T: A = Q by rows, B(k = dim, n = key) = K[key][dim] (k contiguous).
-  x.run(x.gemm(Nq, Nk, d, BH, 1), H, head_operand(b.q, x.q_side, true),
-        head_operand(b.k, x.kv_side, true, 1, x.group), head_output(b.s, x.scores), stream);
-  // P = softmax(scale * masked S).
-  launch_softmax({x.softmax(1, softmax_sram_limit_bytes), c.tiles(), b.s, nullptr, b.p, c.scale()}, p.dtype, false,
-                 stream);
-  // O = P V: A = P by rows, B(k = key, n = dim) = V[key][dim] (n contiguous).
-  x.run(x.gemm(Nq, d, Nk, BH, 1), H, head_operand(b.p, x.scores, true),
-        head_operand(b.v, x.kv_side, false, 1, x.group), head_output(b.o, x.q_side), stream);
+  using schedule::TensorId;
+  TensorMap tensors = tensor_map(c.problem);
+  for (auto [t, ptr] : {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v},
+                        {TensorId::O, static_cast<const void*>(b.o)}, {TensorId::S, static_cast<const void*>(b.s)},
+                        {TensorId::P, static_cast<const void*>(b.p)}})
+    tensors.ptr[static_cast<size_t>(t)] = ptr;
+  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::fwd, softmax_sram_limit_bytes), tensors, stream);
 }
 
 void standard_backward_with_limit(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream,
@@ -296,25 +315,15 @@ void standard_backward_with_limit(const AttentionConfig& c, const BackwardBuffer
   for (auto [ptr, name] : {std::pair{static_cast<const void*>(b.dq), "dq"}, {b.dk, "dk"}, {b.dv, "dv"},
                            {b.dp, "dp"}, {b.ds, "ds"}})
     detail::require_pointer(ptr, algo, name);
-  const StandardContext x(c);
-  const auto& p = x.p;
-  const i64 H = p.heads, Hkv = p.kv_heads, d = p.head_dim, Nq = p.seq_q, Nk = p.seq_k;
-  const i64 BH = p.batch * H, BHkv = p.batch * Hkv, G = x.group;
-  // dV[kvh] = sum_g P[h]^T dO[h], h = kvh * G + g: A(m = key, k = query) = P[query][key] (by columns).
-  x.run(x.gemm(Nk, d, Nq, BHkv, G), Hkv, head_operand(b.p, x.scores, false, G, 1),
-        head_operand(b.d_o, x.q_side, false, G, 1), head_output(b.dv, x.kv_side), stream);
-  // dP = dO V^T.
-  x.run(x.gemm(Nq, Nk, d, BH, 1), H, head_operand(b.d_o, x.q_side, true),
-        head_operand(b.v, x.kv_side, true, 1, G), head_output(b.dp, x.scores), stream);
-  // dS = scale * P o (dP - rowsum(dP o P)).
-  launch_softmax({x.softmax(2, softmax_sram_limit_bytes), c.tiles(), b.p, b.dp, b.ds, c.scale()}, p.dtype, true,
-                 stream);
-  // dQ = dS K.
-  x.run(x.gemm(Nq, d, Nk, BH, 1), H, head_operand(b.ds, x.scores, true),
-        head_operand(b.k, x.kv_side, false, 1, G), head_output(b.dq, x.q_side), stream);
-  // dK[kvh] = sum_g dS[h]^T Q[h].
-  x.run(x.gemm(Nk, d, Nq, BHkv, G), Hkv, head_operand(b.ds, x.scores, false, G, 1),
-        head_operand(b.q, x.q_side, false, G, 1), head_output(b.dk, x.kv_side), stream);
+  using schedule::TensorId;
+  TensorMap tensors = tensor_map(c.problem);
+  for (auto [t, ptr] :
+       {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::dO, b.d_o},
+        {TensorId::P, b.p}, {TensorId::dQ, static_cast<const void*>(b.dq)}, {TensorId::dK, static_cast<const void*>(b.dk)},
+        {TensorId::dV, static_cast<const void*>(b.dv)}, {TensorId::dP, static_cast<const void*>(b.dp)},
+        {TensorId::dS, static_cast<const void*>(b.ds)}})
+    tensors.ptr[static_cast<size_t>(t)] = ptr;
+  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::bwd, softmax_sram_limit_bytes), tensors, stream);
 }
 
 // Input checks come before the device query, so a bad configuration is

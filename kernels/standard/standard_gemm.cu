@@ -36,7 +36,7 @@ struct GemmParams {
 
 template <int TM, int TN, int TK, bool A_KC, bool B_KC>
 struct GemmTraits {
-  static constexpr int kThreads = 256;
+  static constexpr int kThreads = static_cast<int>(schedule::GemmSchedule::kThreads);
   static constexpr int kWarpsM = TM / 16 < 4 ? TM / 16 : 4;
   using Grid = WarpGrid<TM, TN, kWarpsM, 8 / kWarpsM>;
   // A chunk stored as global memory orders it: [TM][TK] when k is contiguous,
@@ -47,6 +47,8 @@ struct GemmTraits {
   static constexpr int kBElems = (B_KC ? TN : TK) * kLdB;
   static constexpr int kStageElems = kAElems + kBElems;
   static constexpr long long kSmemBytes = 2LL * kStageElems * 2;
+  static_assert(kSmemBytes == schedule::GemmSchedule::launch_smem_bytes_for(TM, TN, TK, A_KC, B_KC, 2),
+                "shared memory differs from the schedule's");
 };
 
 // Copies a ROWS x COLS tile (columns contiguous in global memory) into shared
@@ -55,7 +57,7 @@ template <int ROWS, int COLS>
 __device__ __forceinline__ void load_tile_async(u16* s, int lds, const u16* g, i64 gstride, i64 rows_valid,
                                                 i64 cols_valid, bool vec_ok, int tid) {
   constexpr int kChunks = COLS / 8;
-  for (int idx = tid; idx < ROWS * kChunks; idx += 256) {
+  for (int idx = tid; idx < ROWS * kChunks; idx += static_cast<int>(schedule::GemmSchedule::kThreads)) {
     const int r = idx / kChunks, c = (idx % kChunks) * 8;
     u16* dst = s + r * lds + c;
     if (vec_ok && r < rows_valid && c + 8 <= cols_valid) {
@@ -74,7 +76,7 @@ __device__ __forceinline__ const u16* operand_base(const GemmOperand& o, i64 b, 
 }
 
 template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(256) gemm_kernel(const GemmParams p) {
+__global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) gemm_kernel(const GemmParams p) {
   using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
   using Grid = typename Tr::Grid;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -147,8 +149,7 @@ __global__ void __launch_bounds__(256) gemm_kernel(const GemmParams p) {
 template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
 void run_gemm(const GemmParams& p, cudaStream_t stream) {
   using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
-  // Dynamic shared memory: the schedule's double-buffered A and B chunks plus row padding.
-  const long long smem = p.s.sram_bytes() + (Tr::kSmemBytes - 2LL * (TM + TN) * TK * 2);
+  const long long smem = Tr::kSmemBytes;  // the plan's CTA shape (static_assert in GemmTraits)
   auto kernel = gemm_kernel<T, TM, TN, TK, A_KC, B_KC>;
   constexpr auto dtype = std::is_same_v<T, __half> ? workload::DType::fp16 : workload::DType::bf16;
   prepare_launch(kernel, smem, p.s.grid(), dtype,

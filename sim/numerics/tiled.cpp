@@ -154,8 +154,8 @@ HeadForward fa1_forward_head(const Context& cx, const Mat& q, const Mat& k, cons
   Mat gO = Mat::Zero(q.rows(), q.cols());
   Vec gl = Vec::Zero(q.rows());
   Vec gm = Vec::Constant(q.rows(), kNegInf);
-  for (i64 j = 0; j < t.n_blocks(); ++j) {
-    if (!t.column_has_active(j)) continue;
+  const schedule::Fa1ForwardSchedule s{t, {}, q.cols(), {}};
+  for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
     const Mat sK = k.middleRows(t.col_begin(j), t.cols_in(j));
     const Mat sV = v.middleRows(t.col_begin(j), t.cols_in(j));
     for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
@@ -183,7 +183,8 @@ HeadForward fa1_swapped_forward_head(const Context& cx, const Mat& q, const Mat&
     const Mat sQ = q.middleRows(r0, rows);
     Mat sO = gO.middleRows(r0, rows);
     Vec sl = Vec::Zero(rows), sm = Vec::Constant(rows, kNegInf);
-    for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) {
+    const auto keys = t.key_blocks(i);
+    for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
       const Mat sK = k.middleRows(t.col_begin(j), t.cols_in(j));
       const Mat sV = v.middleRows(t.col_begin(j), t.cols_in(j));
       fa1_update(cx, sO, sl, sm, score_tile(cx, sQ, sK, i, j), sV);
@@ -201,12 +202,14 @@ HeadForward fa1_swapped_forward_head(const Context& cx, const Mat& q, const Mat&
 HeadForward fa2_forward_head(const Context& cx, const Mat& q, const Mat& k, const Mat& v) {
   const AttentionTiles& t = cx.tiles;
   HeadForward out{Mat::Zero(q.rows(), q.cols()), Mat(), Vec(q.rows()), Vec(), Vec()};
-  for (i64 i = 0; i < t.m_blocks(); ++i) {
+  const schedule::Fa2ForwardSchedule sched{t, {}, q.cols(), {}};
+  for (i64 i = 0; i < t.m_blocks(); ++i) {  // a CTA per query block
     const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
     const Mat sQ = q.middleRows(r0, rows);
     Mat acc = Mat::Zero(rows, q.cols());
     Vec m = Vec::Constant(rows, kNegInf), l = Vec::Zero(rows);
-    for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) {
+    const auto keys = sched.key_blocks({i, 0, 0});
+    for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
       const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
       const Vec m_new = m.cwiseMax(s.rowwise().maxCoeff());
       const Mat p = exp_rows(s, m_new);
@@ -268,8 +271,8 @@ GroupGrads fa1_backward_group(const Context& cx, const GroupInputs& g) {
   const AttentionTiles& t = cx.tiles;
   GroupGrads out{{}, Mat::Zero(g.k.rows(), g.k.cols()), Mat::Zero(g.v.rows(), g.v.cols())};
   for (const Mat& q : g.q) out.dq.push_back(Mat::Zero(q.rows(), q.cols()));  // step 5
-  for (i64 j = 0; j < t.n_blocks(); ++j) {
-    if (!t.column_has_active(j)) continue;
+  const schedule::Fa1BackwardSchedule s{t, {}, g.k.cols(), {}};
+  for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
     const Mat sK = g.k.middleRows(c0, cols), sV = g.v.middleRows(c0, cols);
     Mat sdK = Mat::Zero(cols, g.k.cols()), sdV = Mat::Zero(cols, g.v.cols());
@@ -309,30 +312,31 @@ GroupGrads fa2_backward_group(const Context& cx, const GroupInputs& g) {
     d_rows.push_back(g.d_o[h].cwiseProduct(g.o[h]).rowwise().sum());
     out.dq.push_back(Mat::Zero(g.q[h].rows(), g.q[h].cols()));  // dQaccum = 0
   }
-  for (i64 j = 0; j < t.n_blocks(); ++j) {
+  const schedule::Fa2BackwardSchedule sched{t, {1, static_cast<i64>(g.q.size()), 1}, g.k.cols(), {}};
+  for (i64 j = 0; j < t.n_blocks(); ++j) {  // a CTA per key block
     const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
     const Mat sK = g.k.middleRows(c0, cols), sV = g.v.middleRows(c0, cols);
     Mat sdK = Mat::Zero(cols, g.k.cols()), sdV = Mat::Zero(cols, g.v.cols());
-    for (size_t h = 0; h < g.q.size(); ++h) {
-      for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
-        const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
-        const Mat sQ = g.q[h].middleRows(r0, rows), sdO = g.d_o[h].middleRows(r0, rows);
-        const Vec sL = g.lse[h].segment(r0, rows);
-        const Mat s = score_tile(cx, sQ, sK, i, j);
-        Mat p(rows, cols);
-        // A row with no visible key has L = -inf; its P is 0 (exp(S - L) would be NaN).
-        for (i64 r = 0; r < rows; ++r) {
-          if (sL(r) == kNegInf)
-            p.row(r).setZero();
-          else
-            p.row(r) = (s.row(r).array() - sL(r)).exp().matrix();
-        }
-        sdV += p.transpose() * sdO;
-        const Mat dp = sdO * sV.transpose();
-        const Mat ds = p.cwiseProduct(dp.colwise() - d_rows[h].segment(r0, rows));
-        out.dq[h].middleRows(r0, rows) += cx.scale * (ds * sK);
-        sdK += cx.scale * (ds.transpose() * sQ);
+    const schedule::Fa2BackwardSchedule::Cta cta{j, 0, 0};
+    for (auto w = sched.first_work(cta); !sched.done(w); w = sched.next_work(cta, w)) {
+      const size_t h = static_cast<size_t>(w.g);
+      const i64 i = w.i, r0 = t.row_begin(i), rows = t.rows_in(i);
+      const Mat sQ = g.q[h].middleRows(r0, rows), sdO = g.d_o[h].middleRows(r0, rows);
+      const Vec sL = g.lse[h].segment(r0, rows);
+      const Mat s = score_tile(cx, sQ, sK, i, j);
+      Mat p(rows, cols);
+      // A row with no visible key has L = -inf; its P is 0 (exp(S - L) would be NaN).
+      for (i64 r = 0; r < rows; ++r) {
+        if (sL(r) == kNegInf)
+          p.row(r).setZero();
+        else
+          p.row(r) = (s.row(r).array() - sL(r)).exp().matrix();
       }
+      sdV += p.transpose() * sdO;
+      const Mat dp = sdO * sV.transpose();
+      const Mat ds = p.cwiseProduct(dp.colwise() - d_rows[h].segment(r0, rows));
+      out.dq[h].middleRows(r0, rows) += cx.scale * (ds * sK);
+      sdK += cx.scale * (ds.transpose() * sQ);
     }
     out.dk.middleRows(c0, cols) = sdK;
     out.dv.middleRows(c0, cols) = sdV;

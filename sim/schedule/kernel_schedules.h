@@ -14,6 +14,17 @@ struct Dim3 {
   IOSIM_HD i64 count() const { return x * y * z; }
 };
 
+// Where a kernel records the steps its CTAs execute, so a test can compare
+// them with the plan's (tests only: null in production, one uniform branch
+// per step). CTA c (x fastest) writes its k-th step at entries[4 * (c *
+// max_steps + k)] as {i, j, g, masked} and its step count at counts[c].
+struct StepLog {
+  std::int32_t* entries = nullptr;
+  std::int32_t* counts = nullptr;
+  i64 max_steps = 0;
+  IOSIM_HD bool on() const { return entries != nullptr; }
+};
+
 // Batch and heads. Grouped-query attention: query head h reads K/V head
 // h / group(); H_kv == H is multi-head, H_kv == 1 multi-query.
 struct HeadShape {

@@ -10,10 +10,13 @@ using workload::Algorithm;
 using workload::Pass;
 using workload::Problem;
 
-AttentionTiles make_tiles(const Problem& p, i64 block_m, i64 block_n, const workload::BlockMask* mask) {
-  AttentionTiles tiles{p.seq_q, p.seq_k, block_m, block_n, p.causal, {}};
-  if (mask != nullptr && !mask->active.empty()) tiles.mask = {mask->active.data(), mask->m_blocks, mask->n_blocks};
-  return tiles;
+BlockMaskView mask_view(const workload::BlockMask* mask) {
+  if (mask == nullptr || mask->active.empty()) return {};
+  return {mask->active.data(), mask->m_blocks, mask->n_blocks};
+}
+
+AttentionTiles make_tiles(const Problem& p, i64 block_m, i64 block_n, BlockMaskView mask) {
+  return {p.seq_q, p.seq_k, block_m, block_n, p.causal, mask};
 }
 
 HeadShape head_shape(const Problem& p) { return {p.batch, p.heads, p.kv_heads}; }
@@ -45,7 +48,7 @@ bool has_backward(Pass pass) { return pass != Pass::fwd; }
 
 class Planner {
  public:
-  Planner(const Problem& p, const PlanTiling& t, const workload::BlockMask* mask)
+  Planner(const Problem& p, const PlanTiling& t, BlockMaskView mask)
       : p_(p), t_(t), tiles_(make_tiles(p, t.block_m, t.block_n, mask)), shape_(head_shape(p)), eb_{p.elem_bytes()} {}
 
   void fa2_forward(std::vector<KernelPlan>& out) const {
@@ -134,7 +137,7 @@ class Planner {
 }  // namespace
 
 Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const PlanTiling& tiling,
-               const workload::BlockMask* mask) {
+               BlockMaskView mask) {
   if (algorithm == Algorithm::fa1_swapped && has_backward(pass))
     throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");
   if (tiling.block_m <= 0 || tiling.block_n <= 0)

@@ -113,14 +113,17 @@ struct Plan {
   std::vector<KernelPlan> kernels;
 };
 
-// `mask` (may be null: dense) is over the (block_m x block_n) tile grid and
-// must outlive the plan: the schedules hold a view of it. Throws InputError
-// for fa1-swapped's backward (it has none) and non-positive tiles.
+// `mask` (empty: dense) views a block mask over the (block_m x block_n) tile
+// grid, in host memory for the trace and the numerics, in device memory for
+// the kernels; it must outlive the plan. Throws InputError for fa1-swapped's
+// backward (it has none) and non-positive tiles.
 Plan make_plan(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
-               const PlanTiling& tiling, const workload::BlockMask* mask);
+               const PlanTiling& tiling, BlockMaskView mask = {});
 
 // The tile grid of a problem under a tiling, with the mask's view.
-AttentionTiles make_tiles(const workload::Problem& p, i64 block_m, i64 block_n, const workload::BlockMask* mask);
+AttentionTiles make_tiles(const workload::Problem& p, i64 block_m, i64 block_n, BlockMaskView mask = {});
+// A host mask's view (empty for null or an empty mask).
+BlockMaskView mask_view(const workload::BlockMask* mask);
 HeadShape head_shape(const workload::Problem& p);
 
 // Registers per thread of a kernel as compiled for sm_90 (ptxas -v of the

@@ -451,7 +451,7 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
 
   const schedule::PlanTiling plan_tiling{out.tiling.block_m, out.tiling.block_n, options.gemm,
                                          options.sram_limit_bytes};
-  schedule::Plan plan = schedule::make_plan(problem, a, options.pass, plan_tiling, out.mask.get());
+  schedule::Plan plan = schedule::make_plan(problem, a, options.pass, plan_tiling, schedule::mask_view(out.mask.get()));
   for (KernelPlan& k : plan.kernels) {
     const Pass pass = k.pass;
     out.kernels.push_back({pass, std::make_unique<PlannedKernel>(std::move(k))});
