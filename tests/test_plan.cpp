@@ -1,0 +1,170 @@
+// The plan (sim/schedule/plan.h): the kernel list of every algorithm and
+// pass, CTA shapes as the kernels launch them, and the loop-nest iterators
+// the trace, the numerics and the kernels walk, against the plain loops they
+// replace.
+#define BOOST_TEST_MODULE test_plan
+#include <boost/test/unit_test.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+#include "sim/schedule/plan.h"
+#include "sim/trace/algorithms.h"
+
+using iosim::i64;
+using iosim::schedule::AttentionTiles;
+using iosim::schedule::KernelKind;
+using iosim::schedule::make_plan;
+using iosim::schedule::PlanTiling;
+using iosim::workload::Algorithm;
+using iosim::workload::Pass;
+using iosim::workload::Problem;
+namespace schedule = iosim::schedule;
+
+namespace {
+
+Problem problem(i64 nq, i64 nk, i64 d, bool causal, i64 heads = 4, i64 kv_heads = 2) {
+  Problem p;
+  p.batch = 2;
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  p.seq_q = nq;
+  p.seq_k = nk;
+  p.head_dim = d;
+  p.causal = causal;
+  return p;
+}
+
+std::vector<std::string> names(const schedule::Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& k : plan.kernels) out.push_back(k.name);
+  return out;
+}
+
+// Random tilings of random ragged problems, causal or not, dense or sparse.
+struct Case {
+  Problem p;
+  i64 bm, bn;
+  iosim::workload::BlockMask mask;
+};
+std::vector<Case> random_cases() {
+  std::mt19937 rng(5);
+  std::vector<Case> out;
+  for (int n = 0; n < 200; ++n) {
+    const i64 bm = 16 << (rng() % 4), bn = 16 << (rng() % 4);
+    Case c{problem(1 + static_cast<i64>(rng() % 700), 1 + static_cast<i64>(rng() % 700), 64, rng() % 2 == 0), bm, bn, {}};
+    if (rng() % 3 == 0) {
+      c.p.sparsity.kind = iosim::workload::SparsitySpec::Kind::random_density;
+      c.p.sparsity.density = 0.4;
+      c.p.sparsity.seed = rng();
+      c.mask = c.p.sparsity.materialise(iosim::ceil_div(c.p.seq_q, bm), iosim::ceil_div(c.p.seq_k, bn));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(kernel_lists_follow_each_algorithm) {
+  const Problem p = problem(1000, 1000, 64, true);
+  const PlanTiling t{64, 128, {128, 128, 32}, 100 * 1024};
+  using V = std::vector<std::string>;
+  BOOST_TEST(names(make_plan(p, Algorithm::fa2, Pass::fwdbwd, t)) ==
+                 (V{"fa2_fwd", "fa2_bwd_preprocess", "fa2_bwd_main", "fa2_bwd_convert_dq"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(names(make_plan(p, Algorithm::fa1, Pass::fwdbwd, t)) == (V{"fa1_fwd", "fa1_bwd"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(names(make_plan(p, Algorithm::standard, Pass::fwdbwd, t)) ==
+                 (V{"std_fwd_qk", "std_fwd_softmax", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_softmax",
+                    "std_bwd_dq", "std_bwd_dk"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(names(make_plan(p, Algorithm::fa1_swapped, Pass::fwd, t)) == (V{"fa1_swapped_fwd"}),
+             boost::test_tools::per_element());
+  BOOST_CHECK_THROW(make_plan(p, Algorithm::fa1_swapped, Pass::bwd, t), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(p, Algorithm::fa2, Pass::fwd, PlanTiling{0, 64, {}, 1}), iosim::InputError);
+}
+
+// The CTA each kernel launches: threads from the kernels' warp rules, shared
+// memory with the kernels' row padding (FA1, GEMM), which the kernel traits
+// static_assert against the same functions.
+BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
+  const Problem p = problem(1024, 1024, 128, false);
+  const PlanTiling t{128, 64, {128, 128, 32}, 100 * 1024};
+  const auto fa2 = make_plan(p, Algorithm::fa2, Pass::fwdbwd, t);
+  BOOST_TEST(fa2.kernels[0].cta.threads == 128);  // d128 128x64: 4 warps of 32 rows
+  BOOST_TEST(fa2.kernels[0].cta.smem_bytes == (128 + 2 * 64) * 128 * 2);
+  BOOST_TEST(fa2.kernels[1].cta.threads == 128);  // row kernels
+  BOOST_TEST(fa2.kernels[2].cta.threads == 256);  // backward: 8 warps
+  const auto fa1 = make_plan(p, Algorithm::fa1, Pass::fwdbwd, PlanTiling{64, 64, {}, 1});
+  BOOST_TEST(fa1.kernels[0].cta.threads == 4 * 32);
+  BOOST_TEST(fa1.kernels[0].cta.smem_bytes == (2 * 64 + 2 * 64) * (128 + 8) * 2 + 2 * 64 * 4);
+  BOOST_TEST(fa1.kernels[1].cta.threads == 8 * 32);
+  BOOST_TEST(fa1.kernels[1].cta.regs_per_thread == 210);
+  const auto std_plan = make_plan(p, Algorithm::standard, Pass::fwd, t);
+  BOOST_TEST(std_plan.kernels[0].cta.threads == 256);
+  // Q K^T: both operands k-contiguous, [128][32 + 8] each, two stages.
+  BOOST_TEST(std_plan.kernels[0].cta.smem_bytes == 2 * (128 * 40 + 128 * 40) * 2);
+  // P V: V is read [k][n]: [32][128 + 8].
+  BOOST_TEST(std_plan.kernels[2].cta.smem_bytes == 2 * (128 * 40 + 32 * 136) * 2);
+  // The trace reports the plan's shapes.
+  iosim::trace::TraceOptions opt;
+  opt.algorithm = Algorithm::standard;
+  opt.pass = Pass::fwd;
+  const auto run = iosim::trace::build_trace(p, opt);
+  BOOST_TEST(run.kernels[0].kernel->resources().threads == 256);
+  BOOST_TEST(run.kernels[0].kernel->resources().smem_bytes == std_plan.kernels[0].cta.smem_bytes);
+}
+
+// KeyBlockRange visits first_n_block/next_n_block's blocks, and its masked
+// run is exactly the blocks that need an element mask.
+BOOST_AUTO_TEST_CASE(key_block_range_is_the_plain_loop_with_the_mask_split) {
+  for (const Case& c : random_cases()) {
+    const AttentionTiles t = schedule::make_tiles(c.p, c.bm, c.bn, schedule::mask_view(&c.mask));
+    for (i64 i = 0; i < t.m_blocks(); ++i) {
+      std::vector<i64> plain, walked;
+      for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) plain.push_back(j);
+      const auto r = t.key_blocks<int>(i);
+      bool seen_masked = false;
+      for (int j = r.first; j < r.end; j = r.next(j)) {
+        walked.push_back(j);
+        BOOST_TEST(r.masked(j) == t.needs_element_mask(i, j), "i=" << i << " j=" << j);
+        BOOST_TEST(!(seen_masked && !r.masked(j)), "an unmasked block after a masked one at i=" << i);
+        seen_masked = seen_masked || r.masked(j);
+      }
+      BOOST_TEST(walked == plain, boost::test_tools::per_element());
+    }
+  }
+}
+
+// FA2 backward's flat work walk is the nest "heads of the group, then active
+// query blocks".
+BOOST_AUTO_TEST_CASE(fa2_backward_work_walk_is_the_nested_loop) {
+  for (const Case& c : random_cases()) {
+    const AttentionTiles t = schedule::make_tiles(c.p, c.bm, c.bn, schedule::mask_view(&c.mask));
+    const schedule::Fa2BackwardSchedule s{t, {1, 4, 2}, 64, {2}};
+    for (i64 j = 0; j < t.n_blocks(); ++j) {
+      const schedule::Fa2BackwardSchedule::Cta cta{j, 0, 0};
+      std::vector<std::pair<i64, i64>> nested, walked;
+      for (i64 g = 0; g < 2; ++g)
+        for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) nested.push_back({g, i});
+      for (auto w = s.first_work(cta); !s.done(w); w = s.next_work(cta, w)) walked.push_back({w.g, w.i});
+      BOOST_TEST((walked == nested), "j=" << j);
+    }
+  }
+}
+
+// FA1's outer loop skips exactly the key blocks with no active tile.
+BOOST_AUTO_TEST_CASE(fa1_outer_loop_skips_empty_key_blocks) {
+  for (const Case& c : random_cases()) {
+    const AttentionTiles t = schedule::make_tiles(c.p, c.bm, c.bn, schedule::mask_view(&c.mask));
+    const schedule::Fa1ForwardSchedule s{t, {1, 4, 2}, 64, {2}};
+    std::vector<i64> plain, walked;
+    for (i64 j = 0; j < t.n_blocks(); ++j)
+      if (t.column_has_active(j)) plain.push_back(j);
+    for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) walked.push_back(j);
+    BOOST_TEST(walked == plain, boost::test_tools::per_element());
+  }
+}
