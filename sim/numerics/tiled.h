@@ -1,6 +1,6 @@
 // Executes each algorithm's loop nest on the CPU in double precision, at a
-// given tiling, visiting tiles through sim/schedule/attention_tiles.h exactly
-// as the traces (sim/trace/algorithms.cpp) and the CUDA kernels do. Comparing
+// given tiling, walking the plan's schedules (sim/schedule/kernel_schedules.h)
+// exactly as the traces (sim/trace/algorithms.cpp) and the CUDA kernels do. Comparing
 // the result with reference.h shows that online softmax and recomputation are
 // exact up to rounding.
 //

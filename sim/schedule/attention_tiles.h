@@ -2,10 +2,10 @@
 // tiles exist, which of them causal masking and block sparsity leave active,
 // and in which order a CTA visits them.
 //
-// This header is the single description shared by the trace generator
-// (sim/trace) and the CUDA kernels (kernels/): both iterate key/query blocks
-// through first_n_block/next_n_block and first_m_block/next_m_block, so a
-// kernel cannot visit a tile the trace does not count, or the reverse.
+// Part of the plan (plan.h): the trace, the CPU numerics and the CUDA kernels
+// all iterate key/query blocks through these functions (directly or through
+// the schedules of kernel_schedules.h), so a kernel cannot visit a tile the
+// trace does not count, or the reverse.
 #pragma once
 #include <cstdint>
 

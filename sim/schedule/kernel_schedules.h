@@ -1,8 +1,8 @@
 // One schedule per kernel: its grid, which tiles each CTA owns, the order it
-// visits them, and the shared memory it holds. The trace generator
-// (sim/trace/*.cpp) walks these to emit memory accesses; the CUDA launchers
-// (kernels/) take their grid and shared-memory size from the same structs and
-// the device code calls the same loop functions. Nothing here allocates.
+// visits them (the loop nest, as HD iterators), and the CTA it launches. The
+// plan (plan.h) lists them per pass; the trace (sim/trace), the CPU numerics
+// (sim/numerics) and the CUDA kernels (kernels/) all walk the same iterators.
+// Nothing here allocates.
 #pragma once
 #include "sim/common/hd.h"
 #include "sim/schedule/attention_tiles.h"
