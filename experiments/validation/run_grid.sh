@@ -63,8 +63,13 @@ if [ -n "$dry" ]; then
   [ -d "$bins" ] && bin=$bins/iosim-kernels
   case $bins in *.tar.xz|*.tar.gz|*.tar) bin=/tmp/iosim-grid-bins/iosim-kernels ;; esac
 elif [ -f "$bins" ] && [[ $bins == *.tar* ]]; then
-  mkdir -p /tmp/iosim-grid-bins
-  python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$bins" /tmp/iosim-grid-bins || exit 1
+  # Unpacked once per machine (a later part on the same warm machine reuses it).
+  sum=$(sha256sum "$bins" | cut -c1-16)
+  if [ "$(cat /tmp/iosim-grid-bins/.from 2>/dev/null)" != "$sum" ]; then
+    rm -rf /tmp/iosim-grid-bins && mkdir -p /tmp/iosim-grid-bins
+    python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$bins" /tmp/iosim-grid-bins || exit 1
+    echo "$sum" > /tmp/iosim-grid-bins/.from
+  fi
   bin=/tmp/iosim-grid-bins/iosim-kernels
 elif [ -d "$bins" ]; then
   bin=$bins/iosim-kernels
