@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libeigen3-dev libyaml-cpp-dev libboost-test-dev)
+# python3-matplotlib: only for the plots of experiments/validation/summarize.py (no test needs it).
+packages=(cmake g++ make libeigen3-dev libyaml-cpp-dev libboost-test-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
