@@ -150,7 +150,11 @@ BOOST_AUTO_TEST_CASE(fa2_backward_work_walk_is_the_nested_loop) {
       std::vector<std::pair<i64, i64>> nested, walked;
       for (i64 g = 0; g < 2; ++g)
         for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) nested.push_back({g, i});
-      for (auto w = s.first_work(cta); !s.done(w); w = s.next_work(cta, w)) walked.push_back({w.g, w.i});
+      const auto work = s.work_items<int>(cta);
+      for (auto w = work.first(); !work.done(w); w = work.next(t, w)) {
+        walked.push_back({w.g, w.i});
+        BOOST_TEST(work.masked(w) == t.needs_element_mask(w.i, j), "j=" << j << " i=" << w.i);
+      }
       BOOST_TEST((walked == nested), "j=" << j);
     }
   }

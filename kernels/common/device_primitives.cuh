@@ -374,23 +374,29 @@ __device__ __forceinline__ void store_acc(Elem* s_tile, const float (&acc)[MF][N
 }
 
 // ---------------------------------------------------------------------------
-// Step recording for tests (schedule::StepLog): thread 0 of each CTA writes
-// its k-th step and, at the end, its step count. Steps past max_steps are
-// counted but not stored, so the test sees any excess.
+// Step recording for tests (schedule::StepLog): thread 0 of each CTA counts
+// its steps in counts[cta] (global memory) and writes its k-th step to the
+// entries. Steps past max_steps are counted but not stored, so the test sees
+// any excess. No register is kept for it in the main loop: a register counter
+// pushed the FA2 kernels (255 registers) into more spills and cost them 3-13%
+// (experiments/results/2026-11-25-h100-plan-ab.md).
 __device__ __forceinline__ i64 cta_linear() {
   return blockIdx.x + static_cast<i64>(gridDim.x) * (blockIdx.y + static_cast<i64>(gridDim.y) * blockIdx.z);
 }
-__device__ __forceinline__ void log_step(const schedule::StepLog& log, int k, int i, int j, int g, bool masked) {
-  if (threadIdx.x == 0 && k < log.max_steps) {
-    std::int32_t* e = log.entries + 4 * (cta_linear() * log.max_steps + k);
+__device__ __forceinline__ void log_begin(const schedule::StepLog& log) {
+  if (log.on() && threadIdx.x == 0) log.counts[cta_linear()] = 0;
+}
+__device__ __forceinline__ void log_step(const schedule::StepLog& log, int i, int j, int g, bool masked) {
+  if (!log.on() || threadIdx.x != 0) return;
+  const i64 cta = cta_linear();
+  const int k = log.counts[cta]++;
+  if (k < log.max_steps) {
+    std::int32_t* e = log.entries + 4 * (cta * log.max_steps + k);
     e[0] = i;
     e[1] = j;
     e[2] = g;
     e[3] = masked ? 1 : 0;
   }
-}
-__device__ __forceinline__ void log_count(const schedule::StepLog& log, int k) {
-  if (threadIdx.x == 0) log.counts[cta_linear()] = k;
 }
 
 }  // namespace iosim::kernels::dev

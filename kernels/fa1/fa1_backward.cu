@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
   }
   __syncthreads();
 
-  int step = 0;  // tests record every tile step (schedule::StepLog)
+  dev::log_begin(p.step_log);  // tests record every tile step (schedule::StepLog)
   for (i64 j = p.s.first_key_block(); j < t.n_blocks(); j = p.s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j);
     const int cols = static_cast<int>(t.cols_in(j));
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
 
       for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
         if (p.step_log.on())
-          dev::log_step(p.step_log, step++, static_cast<int>(i), static_cast<int>(j), static_cast<int>(g),
+          dev::log_step(p.step_log, static_cast<int>(i), static_cast<int>(j), static_cast<int>(g),
                         p.s.masked(i, j));
         const i64 r0 = t.row_begin(i);
         const int rows = static_cast<int>(t.rows_in(i));
@@ -247,7 +247,6 @@ __global__ void __launch_bounds__(Fa1BwdTraits<D, BR, BC>::kThreads) fa1_backwar
     __syncthreads();
   }
 
-  if (p.step_log.on()) dev::log_count(p.step_log, step);
 
   // dQ = dQaccum in the data type.
   for (i64 g = 0; g < group; ++g) {

@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(Fa1FwdTraits<D, BR, BC>::kThreads) fa1_forward
   __syncthreads();
 
   const int quad_row = lane >> 2, quad_col = lane & 3;
-  int step = 0;  // tests record every tile step (schedule::StepLog)
+  dev::log_begin(p.step_log);  // tests record every tile step (schedule::StepLog)
   for (i64 j = p.s.first_key_block(); j < t.n_blocks(); j = p.s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j);
     const int cols = static_cast<int>(t.cols_in(j));
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(Fa1FwdTraits<D, BR, BC>::kThreads) fa1_forward
 
     for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
       if (p.step_log.on())
-        dev::log_step(p.step_log, step++, static_cast<int>(i), static_cast<int>(j), 0, p.s.masked(i, j));
+        dev::log_step(p.step_log, static_cast<int>(i), static_cast<int>(j), 0, p.s.masked(i, j));
       const i64 r0 = t.row_begin(i);
       const int rows = static_cast<int>(t.rows_in(i));
       load_tile16<BR, D>(sQ, kLd, gQ + r0 * p.qs.row, p.qs.row, rows, tid, kThreads);
@@ -217,7 +217,6 @@ __global__ void __launch_bounds__(Fa1FwdTraits<D, BR, BC>::kThreads) fa1_forward
       __syncthreads();  // before the next step overwrites the tiles
     }
   }
-  if (p.step_log.on()) dev::log_count(p.step_log, step);
 }
 
 template <class T, int D, int BR, int BC>

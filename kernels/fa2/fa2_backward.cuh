@@ -2,7 +2,7 @@
 //   preprocess  D = rowsum(dO o O), dQaccum = 0     (schedule::RowBlockSchedule)
 //   main        a CTA per (key block j, KV head, batch) (schedule::Fa2BackwardSchedule):
 //               K_j, V_j stay in shared memory; for each query head of the GQA
-//               group and each active query block i (Fa2BackwardSchedule::first_work/next_work,
+//               group and each active query block i (Fa2BackwardSchedule::work_items,
 //               the loop the trace walks) it recomputes P_ij from L_i, forms
 //               dS_ij, accumulates dV_j, dK_j in registers and adds dQ_i into
 //               the fp32 dQaccum with reductions at L2; dK_j, dV_j written once.
@@ -106,8 +106,11 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const i64 kv_off = cta.batch * p.kv_str.batch + cta.kv_head * p.kv_str.head;
     const auto q_off = [&](i64 h) { return cta.batch * p.q_str.batch + h * p.q_str.head; };
-    const auto load_q_do = [&](const schedule::Fa2BackwardSchedule::Work& w, int stage) {
-      const int r0 = static_cast<int>(tiles.row_begin(w.i));
+    // The work items in the schedule's order (Fa2BackwardSchedule::work_items).
+    const auto work = p.sched.work_items<int>(cta);
+    using Work = decltype(work.first());
+    const auto load_q_do = [&](const Work& w, int stage) {
+      const int r0 = w.i * BM;
       const i64 off = q_off(head0 + w.g);
       dev::load_tile_async<TileQ, Tr::kThreads>(sQ + stage * BM * D, static_cast<const Elem*>(p.q) + off,
                                                 p.q_str.row, r0, seq_q);
@@ -118,10 +121,8 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     // Prologue: K_j, V_j, and the first (Q_i, dO_i).
     dev::load_tile_async<TileKV, Tr::kThreads>(sK, static_cast<const Elem*>(p.k) + kv_off, p.kv_str.row, col0, seq_k);
     dev::load_tile_async<TileKV, Tr::kThreads>(sV, static_cast<const Elem*>(p.v) + kv_off, p.kv_str.row, col0, seq_k);
-    // The work items in the schedule's order (Fa2BackwardSchedule::first_work/next_work).
-    using Work = schedule::Fa2BackwardSchedule::Work;
-    Work w = p.sched.first_work(cta);
-    if (!p.sched.done(w)) load_q_do(w, 0);
+    Work w = work.first();
+    if (!work.done(w)) load_q_do(w, 0);
     dev::cp_async_commit();
 
     float acc_dk[SplitKV::kMFrags][SplitKV::kNTiles][4] = {};
@@ -134,16 +135,14 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     const dev::FragOffsets<D> frag_d(lane);    // Q, dO, K, V tiles
     const dev::FragOffsets<BN> frag_bn(lane);  // P, dS tiles
     int stage = 0;
-    int step = 0;  // tests record every step (schedule::StepLog)
+    dev::log_begin(p.step_log);  // tests record every step (schedule::StepLog)
 
-    while (!p.sched.done(w)) {
+    while (!work.done(w)) {
       const i64 h = head0 + w.g;
-      const int row0 = static_cast<int>(tiles.row_begin(w.i));
-      const Work w_next = p.sched.next_work(cta, w);
-      const bool has_next = !p.sched.done(w_next);
-      const bool masked = p.sched.masked(cta, w);
-      if (p.step_log.on())
-        dev::log_step(p.step_log, step++, static_cast<int>(w.i), static_cast<int>(j), static_cast<int>(w.g), masked);
+      const int row0 = w.i * BM;
+      const Work w_next = work.next(tiles, w);
+      const bool has_next = !work.done(w_next);
+      dev::log_step(p.step_log, static_cast<int>(w.i), static_cast<int>(j), static_cast<int>(w.g), work.masked(w));
       const std::uint32_t sQ_addr = dev::smem_addr(sQ + stage * BM * D);
       const std::uint32_t sdO_addr = dev::smem_addr(sdO + stage * BM * D);
 
@@ -175,7 +174,7 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
                                                                                   sK_addr, frag_d, s_col);
       dev::warp_gemm<Elem, SplitS::kMFrags, SplitS::kNTiles, D, false, D, false, D>(acc_dp, sdO_addr, frag_d, s_row,
                                                                                   sV_addr, frag_d, s_col);
-      if (masked)
+      if (work.masked(w))
         mask_scores<SplitS>(acc_s, tiles, row0 + s_row, col0 + s_col, lane);
       softmax_grad<SplitS>(acc_s, acc_dp, lse_log2, dval, p.scale_log2);
       dev::store_acc<Elem, TileP>(sP, acc_s, s_row, s_col, lane);
@@ -215,8 +214,6 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
       w = w_next;
       if constexpr (Tr::kStages == 2) stage ^= 1;
     }
-
-    if (p.step_log.on()) dev::log_count(p.step_log, step);
 
     // Epilogue: dK_j = scale * dS^T Q summed over the group, dV_j; both through
     // the K/V tiles (free now) and 16-byte stores.

@@ -300,11 +300,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     const auto keys = p.sched.key_blocks<int>(cta);
     int j = keys.first;
     const int j_end = keys.end;
-    // Tests record every step (schedule::StepLog); one uniform branch per step.
-    int step = 0;
-    auto log_step = [&](int jj, bool masked) {
-      if (p.step_log.on()) dev::log_step(p.step_log, step++, static_cast<int>(i), jj, 0, masked);
-    };
+    dev::log_begin(p.step_log);  // tests record every step (schedule::StepLog)
 
     // Prologue: Q_i and the first K_j (nothing at all when no tile is active).
     if (j < j_end) {
@@ -332,7 +328,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     auto key_block = [&](auto masked) {
       constexpr bool kMasked = decltype(masked)::value;
       const int col0 = j * BN;
-      log_step(j, kMasked);
+      dev::log_step(p.step_log, static_cast<int>(i), j, 0, kMasked);
       dev::cp_async_wait<0>();  // K_j (and Q_i) landed
       __syncthreads();
       kv_copy.template load<kMasked>(sV, gV, p.kv_str.row, col0, seq_k);
@@ -370,7 +366,6 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     };
     while (j < j_end && !keys.masked(j)) key_block(std::false_type{});
     while (j < j_end) key_block(std::true_type{});
-    if (p.step_log.on()) dev::log_count(p.step_log, step);
 
     // Epilogue: O = O / l through this warp's own rows of sQ (no other warp
     // reads them), then 16-byte stores; L = m * scale + log(l), -inf for a

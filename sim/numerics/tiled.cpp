@@ -318,7 +318,8 @@ GroupGrads fa2_backward_group(const Context& cx, const GroupInputs& g) {
     const Mat sK = g.k.middleRows(c0, cols), sV = g.v.middleRows(c0, cols);
     Mat sdK = Mat::Zero(cols, g.k.cols()), sdV = Mat::Zero(cols, g.v.cols());
     const schedule::Fa2BackwardSchedule::Cta cta{j, 0, 0};
-    for (auto w = sched.first_work(cta); !sched.done(w); w = sched.next_work(cta, w)) {
+    const auto work = sched.work_items(cta);
+    for (auto w = work.first(); !work.done(w); w = work.next(sched.tiles, w)) {
       const size_t h = static_cast<size_t>(w.g);
       const i64 i = w.i, r0 = t.row_begin(i), rows = t.rows_in(i);
       const Mat sQ = g.q[h].middleRows(r0, rows), sdO = g.d_o[h].middleRows(r0, rows);

@@ -101,24 +101,59 @@ struct AttentionTiles {
   //   const auto r = tiles.key_blocks<int>(i);
   //   for (j = r.first; j < r.end; j = r.next(j)) ... r.masked(j)
   // visits exactly first_n_block/next_n_block's blocks; Index may be int
-  // where the caller has checked that block indices fit.
+  // where the caller has checked that block indices fit. It holds its mask
+  // row by value: a kernel that kept a pointer to its parameters here had
+  // them copied to local memory.
   template <class Index>
   struct KeyBlockRange {
-    const AttentionTiles* tiles;
-    i64 i;
+    const std::uint8_t* mask_row;  // row i of the block mask; null when dense
     Index first, end, first_masked;
     IOSIM_HD Index next(Index j) const {
       ++j;
-      if (tiles->mask.active != nullptr)
-        while (j < end && !tiles->mask_allows(i, j)) ++j;
+      if (mask_row != nullptr)
+        while (j < end && mask_row[j] == 0) ++j;
       return j;
     }
     IOSIM_HD bool masked(Index j) const { return j >= first_masked; }
   };
   template <class Index = i64>
   IOSIM_HD KeyBlockRange<Index> key_blocks(i64 i) const {
-    return {this, i, static_cast<Index>(first_n_block(i)), static_cast<Index>(n_block_end(i)),
-            static_cast<Index>(first_masked_n_block(i))};
+    return {mask.active != nullptr ? mask.active + i * mask.n_blocks : nullptr, static_cast<Index>(first_n_block(i)),
+            static_cast<Index>(n_block_end(i)), static_cast<Index>(first_masked_n_block(i))};
+  }
+
+  // The query blocks of key block j, the same way (FlashAttention-2's backward
+  // loop): first_m_block/next_m_block's blocks, and which need an element mask.
+  // From m_block_begin(j) on every query block sees key block j, so only the
+  // block mask can skip one; a block crosses the causal diagonal exactly while
+  // row_begin(i) + (seq_k - seq_q) + 1 < col_end, i.e. for i < masked_end.
+  template <class Index>
+  struct QueryBlockRange {
+    Index j;
+    Index first, end;
+    Index masked_end;  // blocks before it need an element mask (all of them for the ragged last key block)
+    // The block mask is read through `tiles` (the kernel's parameters) rather
+    // than held here: in a 255-register kernel every value held across the
+    // loop costs spills.
+    IOSIM_HD Index next(const AttentionTiles& tiles, Index i) const {
+      ++i;
+      if (tiles.mask.active != nullptr)
+        while (i < end && !tiles.mask_allows(i, j)) ++i;
+      return i;
+    }
+    IOSIM_HD bool masked(Index i) const { return i < masked_end; }
+  };
+  template <class Index = i64>
+  IOSIM_HD QueryBlockRange<Index> query_blocks(i64 j) const {
+    i64 masked_end = 0;
+    if (cols_in(j) < block_n) {
+      masked_end = m_blocks();
+    } else if (causal) {
+      const i64 t = col_begin(j) + cols_in(j) - (seq_k - seq_q) - 1;  // rows below t cross
+      masked_end = t > 0 ? min_i64(m_blocks(), ceil_div(t, block_m)) : 0;
+    }
+    return {static_cast<Index>(j), static_cast<Index>(first_m_block(j)), static_cast<Index>(m_blocks()),
+            static_cast<Index>(masked_end)};
   }
 
   // Number of active tiles in query block i / key block j.

@@ -125,20 +125,31 @@ struct Fa2BackwardSchedule {
   }
 
   // The CTA's loop nest: after loading K_j, V_j, every query head g of its
-  // GQA group (outer) and every active query block i of key block j (inner):
-  //   for (Work w = first_work(c); !done(w); w = next_work(c, w)) ... masked(c, w)
+  // GQA group (outer) and every active query block i of key block j (inner),
+  // one walk with its bounds computed once (no division per step):
+  //   const auto r = s.work_items<int>(c);
+  //   for (auto w = r.first(); !r.done(w); w = r.next(s.tiles, w)) ... r.masked(w)
   // One step per work item, then dK_j, dV_j are written.
-  struct Work {
-    i64 g, i;
+  template <class Index>
+  struct WorkRange {
+    struct Work {
+      Index g, i;
+    };
+    AttentionTiles::QueryBlockRange<Index> rows;  // query blocks of key block j
+    Index groups;                                  // query heads per KV head
+    IOSIM_HD Work first() const { return {0, rows.first}; }
+    IOSIM_HD bool done(const Work& w) const { return w.g >= groups || w.i >= rows.end; }
+    // `tiles`: the schedule's (in a kernel, its parameters; see QueryBlockRange).
+    IOSIM_HD Work next(const AttentionTiles& tiles, const Work& w) const {
+      const Index i = rows.next(tiles, w.i);
+      return i < rows.end ? Work{w.g, i} : Work{static_cast<Index>(w.g + 1), rows.first};
+    }
+    IOSIM_HD bool masked(const Work& w) const { return rows.masked(w.i); }
   };
-  IOSIM_HD Work first_work(const Cta& c) const { return {0, tiles.first_m_block(c.n_block)}; }
-  IOSIM_HD bool done(const Work& w) const { return w.g >= shape.group() || w.i >= tiles.m_blocks(); }
-  IOSIM_HD Work next_work(const Cta& c, const Work& w) const {
-    const i64 i_next = tiles.next_m_block(c.n_block, w.i);
-    if (i_next < tiles.m_blocks()) return {w.g, i_next};
-    return {w.g + 1, tiles.first_m_block(c.n_block)};
+  template <class Index = i64>
+  IOSIM_HD WorkRange<Index> work_items(const Cta& c) const {
+    return {tiles.query_blocks<Index>(c.n_block), static_cast<Index>(shape.group())};
   }
-  IOSIM_HD bool masked(const Cta& c, const Work& w) const { return tiles.needs_element_mask(w.i, c.n_block); }
 };
 
 // Row-wise pre/post-processing kernels of the FlashAttention-2 backward pass

@@ -9,7 +9,7 @@
 //
 // Where each algorithm's loop nest lives (kernel_schedules.h):
 //   fa2 forward   Fa2ForwardSchedule::key_blocks      (AttentionTiles::KeyBlockRange)
-//   fa2 backward  Fa2BackwardSchedule::first_work/next_work
+//   fa2 backward  Fa2BackwardSchedule::work_items
 //   fa1 forward   Fa1ForwardSchedule::first_key_block/next_key_block, tiles.first_m_block/next_m_block
 //   fa1 backward  Fa1BackwardSchedule (same outer loop; GQA heads; query blocks)
 //   fa1-swapped   Fa1SwappedForwardSchedule::key_blocks

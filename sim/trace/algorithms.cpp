@@ -99,7 +99,8 @@ Generator<Step> fa2_backward_cta(const schedule::Fa2BackwardSchedule& s, i64 x, 
   step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
   step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
   co_yield step;
-  for (auto w = s.first_work(cta); !s.done(w); w = s.next_work(cta, w)) {
+  const auto work = s.work_items(cta);
+  for (auto w = work.first(); !work.done(w); w = work.next(t, w)) {
     const i64 h = s.first_head(cta) + w.g, r0 = t.row_begin(w.i), rows = t.rows_in(w.i);
     step.clear();
     step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));

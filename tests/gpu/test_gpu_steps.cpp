@@ -54,6 +54,9 @@ CtaSteps expected_steps(const trace::AlgorithmTrace& run, const trace::KernelTra
   const schedule::AttentionTiles tiles = schedule::make_tiles(p, bm, bn, schedule::mask_view(run.mask.get()));
   const schedule::Dim3 grid = k.grid();
   const bool fa2_fwd = k.name() == "fa2_fwd";
+  // Only the backward kernels loop over the query heads of a GQA group inside
+  // a CTA; a forward CTA owns one query head, and logs g = 0.
+  const bool group_loop = k.name() == "fa1_bwd" || k.name() == "fa2_bwd_main";
   const i64 group = p.heads / p.kv_heads;
   CtaSteps out(static_cast<size_t>(grid.count()));
   for (i64 z = 0; z < grid.z; ++z)
@@ -70,7 +73,7 @@ CtaSteps expected_steps(const trace::AlgorithmTrace& run, const trace::KernelTra
             if (t.tensor == trace::TensorId::K) j = t.row0 / bn;
             if (t.tensor == trace::TensorId::Q) {
               i = t.row0 / bm;
-              g = t.head % group;
+              g = group_loop ? t.head % group : 0;
             }
           }
           if (fa2_fwd) {
