@@ -295,23 +295,6 @@ void run_backward(const AttentionConfig& c, const schedule::Fa1BackwardSchedule&
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-// Launches the (D, BR, BC) instantiation when it is the one asked for; a
-// combination whose shared memory does not fit is never instantiated.
-template <int D, int BR, int BC>
-bool try_backward(const AttentionConfig& c, const schedule::Fa1BackwardSchedule& sched, const BackwardBuffers& b,
-                  cudaStream_t stream) {
-  if constexpr (fa1_fits(true, D, BR, BC)) {
-    if (c.problem.head_dim == D && c.block_m == BR && c.block_n == BC) {
-      if (c.problem.dtype == workload::DType::fp16)
-        run_backward<__half, D, BR, BC>(c, sched, b, stream);
-      else
-        run_backward<__nv_bfloat16, D, BR, BC>(c, sched, b, stream);
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
@@ -325,17 +308,11 @@ void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
     require_pointer(ptr, algo, name);
   const schedule::Plan plan = c.plan(workload::Algorithm::fa1, workload::Pass::bwd);
   const auto& sched = plan.kernels.at(0).as<schedule::Fa1BackwardSchedule>();
-#define IOSIM_FA1_BWD_D(D) \
-  if (try_backward<D, br, bc>(c, sched, b, stream)) return;
-#define IOSIM_FA1_BWD(BR, BC)     \
-  {                               \
-    constexpr int br = BR, bc = BC; \
-    IOSIM_FA1_HEAD_DIMS(IOSIM_FA1_BWD_D) \
-  }
-  IOSIM_FA1_BLOCKS(IOSIM_FA1_BWD)
-#undef IOSIM_FA1_BWD
-#undef IOSIM_FA1_BWD_D
-  throw_fa1_not_compiled(c, algo);
+  const bool launched = dispatch::find_tile(c, Fa1BackwardTiles{}, [&](auto tile, auto elem) {
+    using T = decltype(tile);
+    run_backward<decltype(elem), T::d, T::bm, T::bn>(c, sched, b, stream);
+  });
+  if (!launched) throw_fa1_not_compiled(c, algo);
 }
 
 }  // namespace iosim::kernels

@@ -10,10 +10,11 @@
 // (fp32, [batch][heads][seq_q][head_dim]) as its dQ accumulator.
 #pragma once
 #include <string>
-#include <utility>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/common/attention_api.h"
+#include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 
 // (B_r, B_c) pairs; each is compiled for head dims 64 and 128, fp16 and bf16,
@@ -39,25 +40,33 @@ constexpr bool fa1_fits(bool backward, int d, int br, int bc) {
                    : schedule::Fa1ForwardSchedule::launch_smem_bytes_for(d, br, bc, 2)) <= kFa1MaxSmemBytes;
 }
 
+// The compiled tiles, as dispatch lists (kernels/common/dispatch.h): every
+// (B_r, B_c) of IOSIM_FA1_BLOCKS at every head dim of IOSIM_FA1_HEAD_DIMS,
+// head dim outer, less the tiles whose shared memory does not fit the pass.
+#define IOSIM_FA1_TILE_OF_D(BR, BC) ::template with<dispatch::AttentionTile<D, BR, BC>>
+template <int D>
+using Fa1TilesOfDim = typename dispatch::List<> IOSIM_FA1_BLOCKS(IOSIM_FA1_TILE_OF_D);
+#undef IOSIM_FA1_TILE_OF_D
+#define IOSIM_FA1_DIM_TILES(D) , Fa1TilesOfDim<D>
+using Fa1Tiles = dispatch::join<dispatch::List<> IOSIM_FA1_HEAD_DIMS(IOSIM_FA1_DIM_TILES)>;
+#undef IOSIM_FA1_DIM_TILES
+template <class T>
+struct Fa1ForwardFits : std::bool_constant<fa1_fits(false, T::d, T::bm, T::bn)> {};
+template <class T>
+struct Fa1BackwardFits : std::bool_constant<fa1_fits(true, T::d, T::bm, T::bn)> {};
+using Fa1ForwardTiles = dispatch::keep_if<Fa1ForwardFits, Fa1Tiles>;
+using Fa1BackwardTiles = dispatch::keep_if<Fa1BackwardFits, Fa1Tiles>;
+
 // "fwd d=64 Br=64 Bc=64 fp16", "bwd ...": one entry per compiled kernel.
 inline std::vector<std::string> fa1_menu() {
   std::vector<std::string> out;
-  const std::vector<std::pair<int, int>> blocks = {
-#define IOSIM_FA1_PAIR(BR, BC) {BR, BC},
-      IOSIM_FA1_BLOCKS(IOSIM_FA1_PAIR)
-#undef IOSIM_FA1_PAIR
+  const auto add = [&](const char* pass, auto tile) {
+    using T = decltype(tile);
+    for (const auto dt : {workload::DType::fp16, workload::DType::bf16})
+      out.push_back(std::string(pass) + " " + menu_entry(T::d, T::bm, T::bn, dt));
   };
-  const std::vector<int> dims = {
-#define IOSIM_FA1_DIM(D) D,
-      IOSIM_FA1_HEAD_DIMS(IOSIM_FA1_DIM)
-#undef IOSIM_FA1_DIM
-  };
-  for (const bool backward : {false, true})
-    for (const int d : dims)
-      for (const auto& [br, bc] : blocks)
-        if (fa1_fits(backward, d, br, bc))
-          for (const auto dt : {workload::DType::fp16, workload::DType::bf16})
-            out.push_back(std::string(backward ? "bwd " : "fwd ") + menu_entry(d, br, bc, dt));
+  dispatch::for_each(Fa1ForwardTiles{}, [&](auto tile) { add("fwd", tile); });
+  dispatch::for_each(Fa1BackwardTiles{}, [&](auto tile) { add("bwd", tile); });
   return out;
 }
 

@@ -245,23 +245,6 @@ void run_forward(const AttentionConfig& c, const schedule::Fa1ForwardSchedule& s
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-// Launches the (D, BR, BC) instantiation when it is the one asked for; a
-// combination whose shared memory does not fit is never instantiated.
-template <int D, int BR, int BC>
-bool try_forward(const AttentionConfig& c, const schedule::Fa1ForwardSchedule& sched, const ForwardBuffers& b,
-                 cudaStream_t stream) {
-  if constexpr (fa1_fits(false, D, BR, BC)) {
-    if (c.problem.head_dim == D && c.block_m == BR && c.block_n == BC) {
-      if (c.problem.dtype == workload::DType::fp16)
-        run_forward<__half, D, BR, BC>(c, sched, b, stream);
-      else
-        run_forward<__nv_bfloat16, D, BR, BC>(c, sched, b, stream);
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::vector<std::string> fa1_compiled_menu() { return detail::fa1_menu(); }
@@ -274,17 +257,11 @@ void fa1_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
     require_pointer(ptr, algo, name);
   const schedule::Plan plan = c.plan(workload::Algorithm::fa1, workload::Pass::fwd);
   const auto& sched = plan.kernels.at(0).as<schedule::Fa1ForwardSchedule>();
-#define IOSIM_FA1_FWD_D(D) \
-  if (try_forward<D, br, bc>(c, sched, b, stream)) return;
-#define IOSIM_FA1_FWD(BR, BC)     \
-  {                               \
-    constexpr int br = BR, bc = BC; \
-    IOSIM_FA1_HEAD_DIMS(IOSIM_FA1_FWD_D) \
-  }
-  IOSIM_FA1_BLOCKS(IOSIM_FA1_FWD)
-#undef IOSIM_FA1_FWD
-#undef IOSIM_FA1_FWD_D
-  throw_fa1_not_compiled(c, algo);
+  const bool launched = dispatch::find_tile(c, Fa1ForwardTiles{}, [&](auto tile, auto elem) {
+    using T = decltype(tile);
+    run_forward<decltype(elem), T::d, T::bm, T::bn>(c, sched, b, stream);
+  });
+  if (!launched) throw_fa1_not_compiled(c, algo);
 }
 
 }  // namespace iosim::kernels

@@ -1,14 +1,13 @@
 // fa2_forward / fa2_backward: validate the config, build the schedules the
 // simulator traces, and dispatch to the compiled (head_dim, Br, Bc, dtype)
-// instantiation; anything else throws NotCompiled listing the menu.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+// instantiation (kernels/common/dispatch.h); anything else throws NotCompiled
+// listing the menu.
 #include <stdexcept>
 #include <string>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_info.h"
+#include "kernels/common/dispatch.h"
 #include "kernels/fa2/fa2_launch.h"
 #include "kernels/fa2/fa2_menu.h"
 #include "sim/common/error.h"
@@ -36,51 +35,23 @@ std::string joined(const std::vector<std::string>& items) {
                     joined(fa2_compiled_menu()));
 }
 
-// The compiled (head_dim, B_r, B_c) tiles as types, for dispatch_tile.
-template <int D, int BM, int BN>
-struct Tile {
-  static constexpr int d = D, bm = BM, bn = BN;
-};
-template <class... Tiles>
-struct TileList {};
-#define IOSIM_FA2_TILE_TYPE(D, BM, BN) , Tile<D, BM, BN>
-#define IOSIM_FA2_FWD_MENU_LIST TileList<Tile<0, 0, 0> IOSIM_FA2_FWD_MENU(IOSIM_FA2_TILE_TYPE)>{}
-#define IOSIM_FA2_BWD_MENU_LIST TileList<Tile<0, 0, 0> IOSIM_FA2_BWD_MENU(IOSIM_FA2_TILE_TYPE)>{}
-
-template <class T>
-bool is_tile(const AttentionConfig& c) {
-  return T::d != 0 && c.problem.head_dim == T::d && c.block_m == T::bm && c.block_n == T::bn;
-}
-template <class... Tiles>
-bool compiled(const AttentionConfig& c, TileList<Tiles...>) {
-  return (is_tile<Tiles>(c) || ...);
-}
-// Calls fn(Tile<d, Br, Bc>{}) for the config's tile (which `compiled` has checked).
-template <class Fn, class... Tiles>
-void dispatch_tile(const AttentionConfig& c, TileList<Tiles...>, Fn&& fn) {
-  const bool found = ((is_tile<Tiles>(c) ? (fn(Tiles{}), true) : false) || ...);
-  if (!found) throw std::logic_error("fa2: dispatch found no compiled tile");
-}
-// Calls fn(Elem{}) with the config's element type.
-template <class Fn>
-void launch_typed(const AttentionConfig& c, Fn&& fn) {
-  if (c.problem.dtype == workload::DType::fp16)
-    fn(__half{});
-  else
-    fn(__nv_bfloat16{});
-}
+// The compiled (head_dim, B_r, B_c) tiles (fa2_menu.h) as dispatch lists.
+#define IOSIM_FA2_TILE_TYPE(D, BM, BN) ::with<dispatch::AttentionTile<D, BM, BN>>
+using ForwardTiles = dispatch::List<> IOSIM_FA2_FWD_MENU(IOSIM_FA2_TILE_TYPE);
+using BackwardTiles = dispatch::List<> IOSIM_FA2_BWD_MENU(IOSIM_FA2_TILE_TYPE);
+#undef IOSIM_FA2_TILE_TYPE
 
 }  // namespace
 
 std::vector<std::string> fa2_compiled_menu() {
   std::vector<std::string> menu;
   for (const auto dtype : {workload::DType::fp16, workload::DType::bf16}) {
-#define IOSIM_FA2_LIST(D, BM, BN) menu.push_back(std::string(pass) + " " + menu_entry(D, BM, BN, dtype));
-    const char* pass = "fwd";
-    IOSIM_FA2_FWD_MENU(IOSIM_FA2_LIST)
-    pass = "bwd";
-    IOSIM_FA2_BWD_MENU(IOSIM_FA2_LIST)
-#undef IOSIM_FA2_LIST
+    const auto add = [&](const char* pass, auto tile) {
+      using T = decltype(tile);
+      menu.push_back(std::string(pass) + " " + menu_entry(T::d, T::bm, T::bn, dtype));
+    };
+    dispatch::for_each(ForwardTiles{}, [&](auto tile) { add("fwd", tile); });
+    dispatch::for_each(BackwardTiles{}, [&](auto tile) { add("bwd", tile); });
   }
   return menu;
 }
@@ -92,7 +63,7 @@ void fa2_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
   require(b.v, "v");
   require(b.o, "o");
   require(b.lse, "lse");
-  if (!compiled(c, IOSIM_FA2_FWD_MENU_LIST)) not_compiled(c, "forward");
+  if (!dispatch::contains(dispatch::tile_key(c), ForwardTiles{})) not_compiled(c, "forward");
   require_dtype_supported(launch_limits(), c.problem.dtype, "fa2 forward");
   const workload::Problem& pr = c.problem;
   fa2::ForwardParams p;
@@ -110,10 +81,11 @@ void fa2_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
   for (const schedule::KernelPlan& k : c.plan(workload::Algorithm::fa2, workload::Pass::fwd).kernels) {
     if (k.kind != schedule::KernelKind::fa2_fwd) throw std::logic_error("fa2 forward: unexpected kernel " + k.name);
     p.sched = k.as<schedule::Fa2ForwardSchedule>();
-    dispatch_tile(c, IOSIM_FA2_FWD_MENU_LIST, [&](auto tile) {
+    const bool launched = dispatch::find_tile(c, ForwardTiles{}, [&](auto tile, auto elem) {
       using T = decltype(tile);
-      launch_typed(c, [&](auto elem) { fa2::launch_forward<decltype(elem), T::d, T::bm, T::bn>(p, stream); });
+      fa2::launch_forward<decltype(elem), T::d, T::bm, T::bn>(p, stream);
     });
+    if (!launched) throw std::logic_error("fa2 forward: dispatch found no compiled tile");
   }
 }
 
@@ -130,7 +102,7 @@ void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
   require(b.dv, "dv");
   require(b.dq_accum, "dq_accum");
   require(b.d, "d");
-  if (!compiled(c, IOSIM_FA2_BWD_MENU_LIST)) not_compiled(c, "backward");
+  if (!dispatch::contains(dispatch::tile_key(c), BackwardTiles{})) not_compiled(c, "backward");
   require_dtype_supported(launch_limits(), c.problem.dtype, "fa2 backward");
   const workload::Problem& pr = c.problem;
   fa2::BackwardParams p;
@@ -165,15 +137,18 @@ void fa2_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream
       case schedule::KernelKind::fa2_bwd_preprocess:
       case schedule::KernelKind::fa2_bwd_convert_dq:
         rows.rows = k.as<schedule::RowBlockSchedule>();
-        launch_typed(c, [&](auto elem) { fa2::launch_row_kernel<decltype(elem)>(k.kind, rows, stream); });
+        dispatch::element_type(c.problem.dtype,
+                               [&](auto elem) { fa2::launch_row_kernel<decltype(elem)>(k.kind, rows, stream); });
         break;
-      case schedule::KernelKind::fa2_bwd_main:
+      case schedule::KernelKind::fa2_bwd_main: {
         p.sched = k.as<schedule::Fa2BackwardSchedule>();
-        dispatch_tile(c, IOSIM_FA2_BWD_MENU_LIST, [&](auto tile) {
+        const bool launched = dispatch::find_tile(c, BackwardTiles{}, [&](auto tile, auto elem) {
           using T = decltype(tile);
-          launch_typed(c, [&](auto elem) { fa2::launch_backward<decltype(elem), T::d, T::bm, T::bn>(p, stream); });
+          fa2::launch_backward<decltype(elem), T::d, T::bm, T::bn>(p, stream);
         });
+        if (!launched) throw std::logic_error("fa2 backward: dispatch found no compiled tile");
         break;
+      }
       default: throw std::logic_error("fa2 backward: unexpected kernel " + k.name);
     }
   }

@@ -16,6 +16,7 @@
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/standard.h"
 #include "kernels/standard/standard_gemm.h"
@@ -194,13 +195,18 @@ void run_softmax(const SoftmaxParams& p, bool backward, cudaStream_t stream) {
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
+// The compiled row widths: a warp per row, or the whole CTA (threads_per_row()).
+using RowWidths = dispatch::List<dispatch::Int<32>, dispatch::Int<kSoftmaxThreads>>;
+
 void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward, cudaStream_t stream) {
   if (p.s.seq_q <= 0 || p.s.seq_k <= 0) return;
-  const bool warp_rows = p.s.threads_per_row() == 32;
-  if (dtype == workload::DType::fp16)
-    (warp_rows ? run_softmax<__half, 32> : run_softmax<__half, kSoftmaxThreads>)(p, backward, stream);
-  else
-    (warp_rows ? run_softmax<__nv_bfloat16, 32> : run_softmax<__nv_bfloat16, kSoftmaxThreads>)(p, backward, stream);
+  const bool launched = dispatch::find(std::array<i64, 1>{p.s.threads_per_row()}, RowWidths{}, [&](auto per_row) {
+    using PerRow = decltype(per_row);
+    dispatch::element_type(dtype, [&](auto elem) { run_softmax<decltype(elem), PerRow::value>(p, backward, stream); });
+  });
+  if (!launched)
+    throw std::logic_error("standard softmax: no kernel for " + std::to_string(p.s.threads_per_row()) +
+                           " threads per row");
 }
 
 // ---------------------------------------------------------------------------

@@ -5,12 +5,14 @@
 // fp32 accumulation; C written once in the data type.
 #include "kernels/standard/standard_gemm.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
 
@@ -158,30 +160,52 @@ void run_gemm(const GemmParams& p, cudaStream_t stream) {
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, int TM, int TN, int TK>
-void run_layout(const GemmParams& p, cudaStream_t stream) {
-  const bool ak = p.a.k_contiguous, bk = p.b.k_contiguous;
-  if (ak && bk) return run_gemm<T, TM, TN, TK, true, true>(p, stream);    // Q K^T, dO V^T
-  if (ak && !bk) return run_gemm<T, TM, TN, TK, true, false>(p, stream);  // P V, dS K
-  if (!ak && !bk) return run_gemm<T, TM, TN, TK, false, false>(p, stream);  // P^T dO, dS^T Q
-  throw InputError("standard GEMM: operand orientation (A by columns, B by rows) is not compiled");
+// The compiled tiles (IOSIM_GEMM_TILES) and operand orientations, as dispatch
+// lists (kernels/common/dispatch.h).
+template <int TM, int TN, int TK>
+struct GemmTile {
+  static constexpr int m = TM, n = TN, k = TK;
+  static constexpr std::array<i64, 3> key{TM, TN, TK};
+};
+#define IOSIM_GEMM_TILE_TYPE(M, N, K) ::with<GemmTile<M, N, K>>
+using GemmTiles = dispatch::List<> IOSIM_GEMM_TILES(IOSIM_GEMM_TILE_TYPE);
+#undef IOSIM_GEMM_TILE_TYPE
+
+// Whether A's and B's rows run along the reduction (k contiguous).
+template <bool A_KC, bool B_KC>
+struct Orientation {
+  static constexpr bool a_kc = A_KC, b_kc = B_KC;
+  static constexpr std::array<i64, 2> key{A_KC, B_KC};
+};
+using Orientations = dispatch::List<Orientation<true, true>,    // Q K^T, dO V^T
+                                    Orientation<true, false>,   // P V, dS K
+                                    Orientation<false, false>>;  // P^T dO, dS^T Q
+
+// Launches tile T's GEMM for the operands' orientation and the element type.
+template <class T>
+void run_tile(const GemmParams& p, workload::DType dtype, cudaStream_t stream) {
+  const std::array<i64, 2> orientation{p.a.k_contiguous, p.b.k_contiguous};
+  const bool compiled = dispatch::find(orientation, Orientations{}, [&](auto o) {
+    using O = decltype(o);
+    dispatch::element_type(dtype, [&](auto elem) {
+      run_gemm<decltype(elem), T::m, T::n, T::k, O::a_kc, O::b_kc>(p, stream);
+    });
+  });
+  if (!compiled) throw InputError("standard GEMM: operand orientation (A by columns, B by rows) is not compiled");
 }
 
 }  // namespace
 
 bool gemm_tiles_compiled(i64 tile_m, i64 tile_n, i64 tile_k) {
-#define IOSIM_GEMM_MATCH(M, N, K) \
-  if (tile_m == M && tile_n == N && tile_k == K) return true;
-  IOSIM_GEMM_TILES(IOSIM_GEMM_MATCH)
-#undef IOSIM_GEMM_MATCH
-  return false;
+  return dispatch::contains(std::array<i64, 3>{tile_m, tile_n, tile_k}, GemmTiles{});
 }
 
 std::vector<std::string> gemm_tile_menu() {
   std::vector<std::string> out;
-#define IOSIM_GEMM_NAME(M, N, K) out.push_back(#M "x" #N "x" #K);
-  IOSIM_GEMM_TILES(IOSIM_GEMM_NAME)
-#undef IOSIM_GEMM_NAME
+  dispatch::for_each(GemmTiles{}, [&](auto tile) {
+    using T = decltype(tile);
+    out.push_back(std::to_string(T::m) + "x" + std::to_string(T::n) + "x" + std::to_string(T::k));
+  });
   return out;
 }
 
@@ -196,15 +220,12 @@ void launch_gemm(const GemmLaunch& g, cudaStream_t stream) {
   p.vec_b = vec_rows(g.b);
   p.vec_c = reinterpret_cast<std::uintptr_t>(g.c.ptr) % 4 == 0 && g.c.batch_stride % 2 == 0 &&
             g.c.head_stride % 2 == 0 && g.c.row_stride % 2 == 0;
-  const bool f16 = g.dtype == workload::DType::fp16;
-#define IOSIM_GEMM_DISPATCH(M, N, K)                                                       \
-  if (s.tile_m == M && s.tile_n == N && s.tile_k == K)                                    \
-    return f16 ? run_layout<__half, M, N, K>(p, stream) : run_layout<__nv_bfloat16, M, N, K>(p, stream);
-  IOSIM_GEMM_TILES(IOSIM_GEMM_DISPATCH)
-#undef IOSIM_GEMM_DISPATCH
-  throw NotCompiled("standard GEMM tile " + std::to_string(s.tile_m) + "x" + std::to_string(s.tile_n) + "x" +
-                    std::to_string(s.tile_k) + " is not compiled; compiled tiles (m x n x k): " +
-                    join(gemm_tile_menu()));
+  const bool launched = dispatch::find(std::array<i64, 3>{s.tile_m, s.tile_n, s.tile_k}, GemmTiles{},
+                                       [&](auto tile) { run_tile<decltype(tile)>(p, g.dtype, stream); });
+  if (!launched)
+    throw NotCompiled("standard GEMM tile " + std::to_string(s.tile_m) + "x" + std::to_string(s.tile_n) + "x" +
+                      std::to_string(s.tile_k) + " is not compiled; compiled tiles (m x n x k): " +
+                      join(gemm_tile_menu()));
 }
 
 }  // namespace iosim::kernels::detail

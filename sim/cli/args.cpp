@@ -26,7 +26,7 @@ void ArgParser::parse(const std::vector<std::string>& args) {
     }
     if (a.rfind("--", 0) != 0) {
       if (!positional_spec_)
-        throw InputError(command_ + ": unexpected argument '" + a + "' (see 'iosim " + command_ + " --help')");
+        throw InputError(command_ + ": unexpected argument '" + a + "' (see '" + program_ + " " + command_ + " --help')");
       positional_.push_back(a);
       continue;
     }
@@ -39,7 +39,7 @@ void ArgParser::parse(const std::vector<std::string>& args) {
     }
     auto it = specs_.find(name);
     if (it == specs_.end())
-      throw InputError(command_ + ": unknown flag '--" + name + "' (see 'iosim " + command_ + " --help')");
+      throw InputError(command_ + ": unknown flag '--" + name + "' (see '" + program_ + " " + command_ + " --help')");
     if (values_.count(name)) throw InputError(command_ + ": flag '--" + name + "' given twice");
     if (it->second.kind == Kind::flag) {
       if (inline_value) throw InputError(command_ + ": flag '--" + name + "' takes no value");
@@ -86,7 +86,7 @@ std::optional<std::string> ArgParser::text(const std::string& name) const {
 
 std::string ArgParser::help() const {
   std::ostringstream out;
-  out << "usage: iosim " << command_ << " [flags]" << (positional_spec_ ? " " + positional_spec_->first : "")
+  out << "usage: " << program_ << " " << command_ << " [flags]" << (positional_spec_ ? " " + positional_spec_->first : "")
       << "\n\n" << summary_ << "\n\n";
   if (positional_spec_) out << "  " << positional_spec_->first << "\n      " << positional_spec_->second << "\n";
   for (const auto& name : order_) {

@@ -14,7 +14,9 @@ namespace iosim::cli {
 class ArgParser {
  public:
   enum class Kind { flag, integer, real, text };
-  ArgParser(std::string command, std::string summary) : command_(std::move(command)), summary_(std::move(summary)) {}
+  // `program` names the executable in messages and help: "iosim", "iosim-kernels".
+  ArgParser(std::string command, std::string summary, std::string program = "iosim")
+      : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
 
   ArgParser& add(const std::string& name, Kind kind, const std::string& metavar, const std::string& help);
   // Parses argv-style arguments; throws InputError. "--help" sets help_requested().
@@ -35,7 +37,7 @@ class ArgParser {
     Kind kind;
     std::string metavar, help;
   };
-  std::string command_, summary_;
+  std::string command_, summary_, program_;
   std::vector<std::string> order_;
   std::map<std::string, Spec> specs_;
   std::map<std::string, std::string> values_;

@@ -1,5 +1,6 @@
 #include "sim/cli/scenario.h"
 
+#include "sim/cli/problem_flags.h"
 #include "sim/common/error.h"
 
 namespace iosim::cli {
@@ -7,27 +8,8 @@ namespace iosim::cli {
 using Kind = ArgParser::Kind;
 
 void add_scenario_flags(ArgParser& p) {
-  p.add("profile", Kind::text, "NAME|FILE", "hardware profile name (see 'iosim profiles') or a YAML path [a100-sxm4-40gb]")
-      .add("algo", Kind::text, "ALGO", "standard | fa1 | fa2 | fa1-swapped (forward-only teaching variant) [fa2]")
-      .add("pass", Kind::text, "PASS", "fwd | bwd | fwdbwd [fwd]")
-      .add("batch", Kind::integer, "B", "batch size [1]")
-      .add("heads", Kind::integer, "H", "query heads [1]")
-      .add("kv-heads", Kind::integer, "HKV", "key/value heads (GQA/MQA; H divisible by HKV) [H]")
-      .add("seq", Kind::integer, "N", "sequence length of queries and keys")
-      .add("seq-q", Kind::integer, "NQ", "query length (with --seq-k, instead of --seq)")
-      .add("seq-k", Kind::integer, "NK", "key length (with --seq-q, instead of --seq)")
-      .add("head-dim", Kind::integer, "D", "head dimension")
-      .add("dtype", Kind::text, "T", "fp16 | bf16 | fp32 [fp16]")
-      .add("causal", Kind::flag, "", "causal mask, bottom-right aligned (row r sees keys <= r + Nk - Nq)")
-      .add("block-density", Kind::real, "S", "block-sparse: fraction of (block-m x block-n) tiles kept, in (0, 1]")
-      .add("mask-seed", Kind::integer, "SEED", "seed of the random block mask [0]")
-      .add("block-mask", Kind::text, "FILE", "block-sparse mask file: rows of 0/1, one per query block")
-      .add("block-m", Kind::integer, "BR", "query rows per tile (with --block-n) [paper's rule]")
-      .add("block-n", Kind::integer, "BC", "key columns per tile (with --block-m) [paper's rule]")
-      .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
-      .add("gemm-n", Kind::integer, "TN", "standard attention GEMM tile columns [128]")
-      .add("gemm-k", Kind::integer, "TK", "standard attention GEMM reduction chunk [32]")
-      .add("layout", Kind::text, "L", "bshd (FlashAttention's default) | bhsd [bshd]");
+  p.add("profile", Kind::text, "NAME|FILE", "hardware profile name (see 'iosim profiles') or a YAML path [a100-sxm4-40gb]");
+  add_problem_flags(p);
 }
 
 workload::Problem gpt2_medium_problem() {
@@ -44,50 +26,11 @@ workload::Problem gpt2_medium_problem() {
 Scenario scenario_from_flags(const ArgParser& a) {
   Scenario s;
   s.profile = profile::find_profile(a.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
-  auto& p = s.problem;
-  p.batch = a.integer("batch").value_or(1);
-  p.heads = a.integer("heads").value_or(1);
-  p.kv_heads = a.integer("kv-heads").value_or(p.heads);
-  if (a.has("seq") && (a.has("seq-q") || a.has("seq-k")))
-    throw InputError("give either --seq N or both --seq-q and --seq-k, not both");
-  if (a.has("seq")) {
-    p.seq_q = p.seq_k = *a.integer("seq");
-  } else if (a.has("seq-q") && a.has("seq-k")) {
-    p.seq_q = *a.integer("seq-q");
-    p.seq_k = *a.integer("seq-k");
-  } else {
-    throw InputError("the sequence length is required: --seq N, or --seq-q NQ --seq-k NK");
-  }
-  if (!a.has("head-dim")) throw InputError("--head-dim D is required");
-  p.head_dim = *a.integer("head-dim");
-  p.dtype = workload::parse_dtype(a.text("dtype").value_or("fp16"));
-  p.causal = a.flag("causal");
-  p.layout = workload::parse_layout(a.text("layout").value_or("bshd"));
-  if (a.has("block-density") && a.has("block-mask"))
-    throw InputError("give either --block-density or --block-mask, not both");
-  if (a.has("mask-seed") && !a.has("block-density"))
-    throw InputError("--mask-seed only applies with --block-density");
-  if (a.has("block-density")) {
-    p.sparsity.kind = workload::SparsitySpec::Kind::random_density;
-    p.sparsity.density = *a.real("block-density");
-    p.sparsity.seed = static_cast<std::uint64_t>(a.integer("mask-seed").value_or(0));
-  } else if (a.has("block-mask")) {
-    p.sparsity.kind = workload::SparsitySpec::Kind::file;
-    p.sparsity.file = *a.text("block-mask");
-  }
-  p.validate();
-  if (p.dtype == workload::DType::bf16 && s.profile.tensor_bf16_flops_per_s <= 0)
+  s.problem = problem_from_flags(a);
+  if (s.problem.dtype == workload::DType::bf16 && s.profile.tensor_bf16_flops_per_s <= 0)
     throw InputError("profile '" + s.profile.name + "' has no bf16 tensor cores (use --dtype fp16 or fp32)");
-
-  auto& o = s.options;
-  o.algorithm = workload::parse_algorithm(a.text("algo").value_or("fa2"));
-  o.pass = workload::parse_pass(a.text("pass").value_or("fwd"));
-  o.block_m = a.integer("block-m");
-  o.block_n = a.integer("block-n");
-  o.gemm.m = a.integer("gemm-m").value_or(o.gemm.m);
-  o.gemm.n = a.integer("gemm-n").value_or(o.gemm.n);
-  o.gemm.k = a.integer("gemm-k").value_or(o.gemm.k);
-  o.sram_limit_bytes = s.profile.smem_per_block_bytes;
+  s.options = tiling_from_flags(a);
+  s.options.sram_limit_bytes = s.profile.smem_per_block_bytes;
   return s;
 }
 

@@ -1,5 +1,6 @@
-// The flags that describe one simulated scenario (profile, problem, algorithm,
-// pass, tiling), shared by `iosim simulate` and `iosim trace`.
+// The flags that describe one simulated scenario: --profile, then the problem
+// and tiling flags (sim/cli/problem_flags.h); shared by `iosim simulate`,
+// `iosim trace` and `iosim numerics`.
 #pragma once
 #include "sim/cli/args.h"
 #include "sim/profile/hardware_profile.h"
