@@ -6,6 +6,7 @@
 #pragma once
 #include "kernels/common/device_primitives.cuh"
 #include "sim/schedule/kernel_schedules.h"
+#include "sim/schedule/warp_split.h"
 
 namespace iosim::kernels::fa2 {
 
@@ -34,27 +35,10 @@ struct FwdTraits {
   static_assert(BN % 16 == 0 && D % 16 == 0, "forward tiles are built from 16x16 blocks");
 };
 
-// Warps along M for an M x N output split over `warps` warps: the split whose
-// warp tile has the smallest M + N (fewest fragment loads per MMA); ties go to
-// more warps along M. Warp tiles are multiples of 16 in both directions.
-constexpr int pick_warps_m(int m, int n, int warps) {
-  int best = -1, best_cost = 1 << 30;
-  for (int wm = 1; wm <= warps; wm *= 2) {
-    const int wn = warps / wm;
-    if (m % (16 * wm) != 0 || n % (16 * wn) != 0) continue;
-    const int cost = m / wm + n / wn;
-    if (cost <= best_cost) {
-      best = wm;
-      best_cost = cost;
-    }
-  }
-  return best;
-}
-
 // A warp's share of an M x N product split WM x WN ways.
 template <int M, int N, int WARPS>
 struct WarpSplit {
-  static constexpr int kWarpsM = pick_warps_m(M, N, WARPS);
+  static constexpr int kWarpsM = schedule::fa2_warps_m(M, N, WARPS);  // sim/schedule/warp_split.h
   static_assert(kWarpsM > 0, "no 16-aligned warp split for this tile");
   static constexpr int kWarpsN = WARPS / kWarpsM;
   static constexpr int kRows = M / kWarpsM;  // rows per warp

@@ -39,7 +39,7 @@ struct GemmParams {
 template <int TM, int TN, int TK, bool A_KC, bool B_KC>
 struct GemmTraits {
   static constexpr int kThreads = static_cast<int>(schedule::GemmSchedule::kThreads);
-  static constexpr int kWarpsM = TM / 16 < 4 ? TM / 16 : 4;
+  static constexpr int kWarpsM = schedule::gemm_warps_m(TM);  // sim/schedule/warp_split.h
   using Grid = WarpGrid<TM, TN, kWarpsM, 8 / kWarpsM>;
   // A chunk stored as global memory orders it: [TM][TK] when k is contiguous,
   // else [TK][TM]; each row padded by 8 elements (16 bytes) against bank conflicts.

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "kernels/common/device_primitives.cuh"
+#include "sim/schedule/warp_split.h"
 
 namespace iosim::kernels::detail {
 
@@ -83,7 +84,7 @@ struct WarpGrid {
 // Rows-first partition of M x N among NW warps: whole rows per warp when M
 // has enough 16-row groups, otherwise the columns are split too.
 template <int M, int N, int NW>
-using RowsFirstGrid = WarpGrid<M, N, (NW <= M / 16 ? NW : M / 16), NW / (NW <= M / 16 ? NW : M / 16)>;
+using RowsFirstGrid = WarpGrid<M, N, schedule::rows_first_warps_m(M, NW), NW / schedule::rows_first_warps_m(M, NW)>;
 
 template <class Grid>
 struct Accum {

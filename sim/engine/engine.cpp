@@ -7,6 +7,7 @@
 
 #include "sim/common/error.h"
 #include "sim/engine/event_queue.h"
+#include "sim/engine/sm_model.h"
 #include "sim/engine/timeline.h"
 #include "sim/trace/kernel_params.h"
 
@@ -64,7 +65,7 @@ SmRates sm_rates(const profile::HardwareProfile& p, workload::DType dt) {
 class KernelRunner {
  public:
   KernelRunner(const trace::RangeKernel& k, const profile::HardwareProfile& p, const SmRates& rates,
-               const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline)
+               const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline, SmModel& sm_model)
       : kernel_(k),
         grid_(k.grid()),
         stages_(std::max(1, k.pipeline_stages())),
@@ -74,7 +75,15 @@ class KernelRunner {
         sm_count_(static_cast<int>(p.sm_count)),
         per_sm_(static_cast<int>(occ.ctas_per_sm)),
         partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
-        total_ctas_(grid_.count()) {
+        total_ctas_(grid_.count()),
+        programs_(k.programs()),
+        sm_model_(sm_model) {
+    if (programs_) {
+      warps_ = std::max<i64>(1, programs_->warps);
+      const SmMachine& m = sm_model_.machine();
+      const double run_clock = programs_->tensor ? m.clock_tensor_hz : m.clock_other_hz;
+      clock_scale_ = run_clock > 0 ? p.sm_clock_hz / run_clock : 1.0;
+    }
     if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << EventQueue::kSlotBits))
       throw InputError("profile '" + p.name + "': more than 2^18 resident CTAs (SMs x CTAs per SM) are not supported");
     slots_.resize(static_cast<size_t>(sm_count_) * static_cast<size_t>(per_sm_));
@@ -86,6 +95,7 @@ class KernelRunner {
       slots_[i].ring.resize(static_cast<size_t>(stages_));
     }
     pipe_free_.assign(static_cast<size_t>(sm_count_), 0);
+    resident_.assign(static_cast<size_t>(sm_count_), 0);
   }
 
   // Returns the kernel's end time.
@@ -168,8 +178,15 @@ class KernelRunner {
     return true;
   }
 
+  // When a step's compute may start: once its tiles are in (asynchronous
+  // copies), or at once when the program loads them itself.
+  double compute_ready(const Buffered& b, double t) const {
+    return programs_ && programs_->loads_in_program ? t : std::max(t, b.ready);
+  }
+
   void dispatch(Slot& s, u32 id, double t) {
     s.cta = next_cta_++;
+    ++resident_[static_cast<size_t>(s.sm)];
     const i64 x = s.cta % grid_.x, y = (s.cta / grid_.x) % grid_.y, z = s.cta / (grid_.x * grid_.y);
     s.cursor = kernel_.open_cta(x, y, z);
     s.head = s.count = 0;
@@ -182,10 +199,45 @@ class KernelRunner {
       finish(s, id, t);
       return;
     }
-    push(std::max(t, s.ring[static_cast<size_t>(s.head)].ready), id, EventKind::compute_ready);
+    push(compute_ready(s.ring[static_cast<size_t>(s.head)], t), id, EventKind::compute_ready);
+  }
+
+  // The step's time on the SM model: its program run by the CTAs resident on
+  // the SM now, at the clock the SM holds under this kernel's load.
+  bool program_compute(Slot& s, u32 id, double t, const Buffered& b) {
+    if (!programs_) return false;
+    const schedule::WarpProgram* prog = programs_->find(b.step.compute.program);
+    if (b.step.compute.program >= 0 && !prog) return false;
+    const i64 ctas = std::max<i64>(1, resident_[static_cast<size_t>(s.sm)]);
+    const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas) * clock_scale_ : 0;
+    if (prog) account_busy(*prog, duration);
+    double end = t + duration;
+    if (programs_->loads_in_program) end = std::max(end, b.ready);
+    if (timeline_) {
+      if (t > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, t);
+      if (end > t) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", t, end);
+    }
+    push(end, id, EventKind::compute_end);
+    return true;
+  }
+
+  // Busy time of the pipes (SM cycles, summed over SMs like pipe_busy_): the
+  // program's instructions times their issue interval, over the 4 SMSPs.
+  void account_busy(const schedule::WarpProgram& prog, double duration) {
+    const SmMachine& m = sm_model_.machine();
+    const auto n = prog.count_by_pipe();
+    auto busy = [&](schedule::Pipe pp) {
+      return static_cast<double>(n[static_cast<size_t>(pp)]) * m.pipe[static_cast<size_t>(pp)].interval *
+             static_cast<double>(warps_) / 4.0 * clock_scale_;
+    };
+    const double tensor = busy(schedule::Pipe::tensor);
+    const double other = std::max({busy(schedule::Pipe::fma), busy(schedule::Pipe::mufu), busy(schedule::Pipe::alu)});
+    pipe_busy_ += std::min(duration, std::max(tensor, other));
+    fp32_sfu_busy_ += std::min(duration, other);
   }
 
   void start_compute(Slot& s, u32 id, double t) {
+    if (program_compute(s, id, t, s.ring[static_cast<size_t>(s.head)])) return;
     const Buffered& b = s.ring[static_cast<size_t>(s.head)];
     double& pipe_free = pipe_free_[static_cast<size_t>(s.sm)];
     const double start = std::max(t, pipe_free);
@@ -217,13 +269,14 @@ class KernelRunner {
       finish(s, id, t);
       return;
     }
-    push(std::max(t, s.ring[static_cast<size_t>(s.head)].ready), id, EventKind::compute_ready);
+    push(compute_ready(s.ring[static_cast<size_t>(s.head)], t), id, EventKind::compute_ready);
   }
 
   void finish(Slot& s, u32 id, double t) {
     if (timeline_) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, cta_label(s), s.start, t);
     // Nested slices were recorded before their parent; Perfetto sorts by time.
     s.cursor.reset();
+    --resident_[static_cast<size_t>(s.sm)];
     end_ = std::max(end_, t);
     if (queued_ < total_ctas_) {
       ++queued_;
@@ -242,6 +295,11 @@ class KernelRunner {
   i64 queued_ = 0, next_cta_ = 0;
   std::vector<Slot> slots_;
   std::vector<double> pipe_free_;
+  std::vector<i64> resident_;  // CTAs on each SM now
+  std::shared_ptr<const schedule::KernelPrograms> programs_;
+  SmModel& sm_model_;
+  i64 warps_ = 1;
+  double clock_scale_ = 1;  // profile cycles per cycle of the SM clock under this kernel's load
   EventQueue events_{0};
   double end_ = 0;
   trace::ComputeWork compute_;
@@ -332,6 +390,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   if (options.timeline_max_events < 1) throw InputError("timeline event cap must be positive");
   if (p.sm_count < 1 || !(p.sm_clock_hz > 0)) throw InputError("profile '" + p.name + "' needs SMs and a clock");
   const SmRates rates = sm_rates(p, source.dtype());
+  SmModel sm_model(sm_machine(p));
   memory::L2Options l2o;
   l2o.replacement = options.l2_replacement;
   l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
@@ -369,7 +428,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;
     mem.begin_kernel(t);
     const memory::MemoryCounters before = mem.counters();
-    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get());
+    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model);
     const double end = runner.run(t);
     const memory::MemoryCounters d = mem.counters().minus(before);
     r.l2 = d.l2;

@@ -1,6 +1,7 @@
 #include "sim/trace/algorithms.h"
 
 #include <functional>
+#include <mutex>
 #include <sstream>
 
 #include "sim/common/error.h"
@@ -66,10 +67,12 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
     step.compute.tensor_flops = 4 * rows * cols * d;   // S = Q K^T, O += P V
     step.compute.fp32_ops += rows * d;                 // rescale the O accumulator
     step.compute.sfu_ops += rows;                      // exp(m_old - m_new)
+    step.compute.program = keys.masked(j) ? schedule::kMaskedStep : schedule::kMainStep;
     co_yield step;
   }
   step.clear();
   step.compute = {0, rows * d, rows};
+  step.compute.program = schedule::kEpilogue;
   step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
   step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
   co_yield step;
@@ -83,6 +86,7 @@ Generator<Step> fa2_preprocess_cta(const schedule::RowBlockSchedule& s, i64 x, i
   step.load(rd(TensorId::O, z, y, r0, rows, 0, d));
   step.load(rd(TensorId::dO, z, y, r0, rows, 0, d));
   step.compute = {0, 2 * rows * d, 0};
+  step.compute.program = schedule::kMainStep;
   step.store(wr(TensorId::D, z, y, r0, rows, 0, 1));
   step.store(wr(TensorId::dQaccum, z, y, r0, rows, 0, d));
   co_yield step;
@@ -109,10 +113,12 @@ Generator<Step> fa2_backward_cta(const schedule::Fa2BackwardSchedule& s, i64 x, 
     step.load(rd(TensorId::D, b, h, r0, rows, 0, 1));
     // S = Q K^T, dV += P^T dO, dP = dO V^T, dQ = dS K, dK += dS^T Q.
     step.compute = {10 * rows * cols * d, rows * cols * (4 + (t.crosses_diagonal(w.i, j) ? 1 : 0)), rows * cols};
+    step.compute.program = work.masked(w) ? schedule::kMaskedStep : schedule::kMainStep;
     step.store(red(TensorId::dQaccum, b, h, r0, rows, 0, d));
     co_yield step;
   }
   step.clear();
+  step.compute.program = schedule::kEpilogue;
   step.store(wr(TensorId::dK, b, kvh, c0, cols, 0, d));
   step.store(wr(TensorId::dV, b, kvh, c0, cols, 0, d));
   co_yield step;
@@ -125,6 +131,7 @@ Generator<Step> fa2_convert_dq_cta(const schedule::RowBlockSchedule& s, i64 x, i
   Step step;
   step.load(rd(TensorId::dQaccum, z, y, r0, rows, 0, d));
   step.compute = {0, rows * d, 0};
+  step.compute.program = schedule::kMainStep;
   step.store(wr(TensorId::dQ, z, y, r0, rows, 0, d));
   co_yield step;
 }
@@ -141,12 +148,14 @@ Generator<Step> fa1_forward_cta(const schedule::Fa1ForwardSchedule& s, i64 x, i6
   step.store(wr(TensorId::O, b, h, 0, t.seq_q, 0, d));
   step.store(wr(TensorId::l, b, h, 0, t.seq_q, 0, 1));
   step.store(wr(TensorId::m, b, h, 0, t.seq_q, 0, 1));
+  step.compute.program = schedule::kPrologue;
   co_yield step;
   for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
     const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
     step.clear();
     step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
     step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+    step.compute.program = schedule::kKeyLoad;
     co_yield step;
     for (i64 i = t.first_m_block(j); i < t.m_blocks(); i = t.next_m_block(j, i)) {
       const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
@@ -160,6 +169,7 @@ Generator<Step> fa1_forward_cta(const schedule::Fa1ForwardSchedule& s, i64 x, i6
       // Rescale and renormalise O_i every step (diag(l)^-1 (diag(l) e^.. O + e^.. P V)).
       step.compute.fp32_ops += 4 * rows * d + 6 * rows;
       step.compute.sfu_ops += 2 * rows;
+      step.compute.program = s.masked(i, j) ? schedule::kMaskedStep : schedule::kMainStep;
       step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
       step.store(wr(TensorId::l, b, h, r0, rows, 0, 1));
       step.store(wr(TensorId::m, b, h, r0, rows, 0, 1));
@@ -190,6 +200,7 @@ Generator<Step> fa1_swapped_forward_cta(const schedule::Fa1SwappedForwardSchedul
       step.compute.tensor_flops = 4 * rows * cols * d;
       step.compute.fp32_ops += 4 * rows * d + 6 * rows;
       step.compute.sfu_ops += 2 * rows;
+      step.compute.program = t.needs_element_mask(i, j) ? schedule::kMaskedStep : schedule::kMainStep;
       co_yield step;
     }
     step.clear();
@@ -210,10 +221,12 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
   // Step 5: dQ (its fp32 accumulator), dK, dV = 0 in global memory.
   step.store(wr(TensorId::dK, b, kvh, 0, t.seq_k, 0, d));
   step.store(wr(TensorId::dV, b, kvh, 0, t.seq_k, 0, d));
+  step.compute.program = schedule::kPrologue;
   co_yield step;
   for (i64 g = 0; g < group; ++g) {
     step.clear();
     step.store(wr(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
+    step.compute.program = schedule::kPrologue;
     co_yield step;
   }
   for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) {
@@ -221,6 +234,7 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
     step.clear();
     step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
     step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+    step.compute.program = schedule::kKeyLoad;
     co_yield step;
     for (i64 g = 0; g < group; ++g) {
       const i64 h = head0 + g;
@@ -235,6 +249,7 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
         step.load(rd(TensorId::m, b, h, r0, rows, 0, 1));
         step.compute = {10 * rows * cols * d,
                         rows * cols * (5 + (t.crosses_diagonal(i, j) ? 1 : 0)) + 2 * rows * d, rows * cols};
+        step.compute.program = s.masked(i, j) ? schedule::kMaskedStep : schedule::kMainStep;
         step.store(wr(TensorId::dQaccum, b, h, r0, rows, 0, d));
         co_yield step;
       }
@@ -242,6 +257,7 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
     step.clear();
     step.store(wr(TensorId::dK, b, kvh, c0, cols, 0, d));
     step.store(wr(TensorId::dV, b, kvh, c0, cols, 0, d));
+    step.compute.program = schedule::kKeyStore;
     co_yield step;
   }
   // Convert the fp32 dQ accumulator to dQ in the data type.
@@ -249,6 +265,7 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
     step.clear();
     step.load(rd(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
     step.compute = {0, t.seq_q * d, 0};
+    step.compute.program = schedule::kFinalStep;
     step.store(wr(TensorId::dQ, b, head0 + g, 0, t.seq_q, 0, d));
     co_yield step;
   }
@@ -277,10 +294,12 @@ Generator<Step> gemm_cta(const GemmPlan& gp, i64 x, i64 y, i64 z) {
       step.load(gemm_operand_tile(gp, gp.a, m0, rows, z, g, k0, kd));
       step.load(gemm_operand_tile(gp, gp.b, n0, cols, z, g, k0, kd));
       step.compute.tensor_flops = 2 * rows * cols * kd;
+      step.compute.program = schedule::kMainStep;
       co_yield step;
     }
   }
   step.clear();
+  step.compute.program = schedule::kEpilogue;
   step.store(wr(gp.c, z / gp.z_heads, z % gp.z_heads, m0, rows, n0, cols));
   co_yield step;
 }
@@ -304,11 +323,13 @@ Generator<Step> softmax_cta(const SoftmaxPlan& sp, bool backward, i64 x, i64 y, 
   if (!s.row_fits_on_chip()) {  // statistics pass: row max and sum (or rowsum(dP * P))
     load_inputs();
     step.compute = {0, 3 * elems, backward ? 0 : elems};
+    step.compute.program = schedule::kStatsPass;
     co_yield step;
     step.clear();
   }
   load_inputs();
   step.compute = {0, 4 * elems, backward ? 0 : elems};
+  step.compute.program = schedule::kMainStep;
   step.store(wr(backward ? TensorId::dS : TensorId::P, z, y, r0, rows, 0, n));
   co_yield step;
 }
@@ -316,7 +337,24 @@ Generator<Step> softmax_cta(const SoftmaxPlan& sp, bool backward, i64 x, i64 y, 
 // One kernel of the plan, traced.
 class PlannedKernel final : public KernelTrace {
  public:
-  explicit PlannedKernel(KernelPlan k) : k_(std::move(k)) {}
+  PlannedKernel(KernelPlan k, i64 elem_bytes) : k_(std::move(k)), elem_bytes_(elem_bytes) {}
+  // Asynchronous copies overlap the next step's loads with this step's work
+  // (FA2, the GEMM's double buffer); FA1 and the row kernels load in the
+  // step itself, synchronously.
+  int pipeline_stages() const override {
+    switch (k_.kind) {
+      case KernelKind::fa2_fwd:
+      case KernelKind::fa2_bwd_main:
+      case KernelKind::gemm: return 2;
+      default: return 1;
+    }
+  }
+  std::shared_ptr<const schedule::KernelPrograms> programs() const override {
+    std::call_once(programs_once_, [this] {
+      programs_ = std::make_shared<const schedule::KernelPrograms>(schedule::warp_programs(k_, elem_bytes_));
+    });
+    return programs_;
+  }
   std::string name() const override { return k_.name; }
   Dim3 grid() const override { return k_.grid; }
   CtaResources resources() const override { return {k_.cta.threads, k_.cta.smem_bytes, k_.cta.regs_per_thread}; }
@@ -349,6 +387,9 @@ class PlannedKernel final : public KernelTrace {
 
  private:
   KernelPlan k_;
+  i64 elem_bytes_;
+  mutable std::once_flag programs_once_;
+  mutable std::shared_ptr<const schedule::KernelPrograms> programs_;
 };
 
 bool has_forward(Pass pass) { return pass != Pass::bwd; }
@@ -455,7 +496,7 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
   schedule::Plan plan = schedule::make_plan(problem, a, options.pass, plan_tiling, schedule::mask_view(out.mask.get()));
   for (KernelPlan& k : plan.kernels) {
     const Pass pass = k.pass;
-    out.kernels.push_back({pass, std::make_unique<PlannedKernel>(std::move(k))});
+    out.kernels.push_back({pass, std::make_unique<PlannedKernel>(std::move(k), problem.elem_bytes())});
   }
   return out;
 }

@@ -63,6 +63,8 @@ class RangeKernel {
   virtual CtaResources resources() const = 0;
   virtual int pipeline_stages() const = 0;
   virtual std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const = 0;
+  // The kernel's warp programs (sim/schedule/warp_programs.h); null when unknown.
+  virtual std::shared_ptr<const schedule::KernelPrograms> programs() const { return nullptr; }
 };
 
 // The kernels of a run, one at a time in launch order (so a file is streamed).

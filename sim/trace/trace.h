@@ -18,6 +18,7 @@
 #include "sim/common/hd.h"
 #include "sim/schedule/kernel_schedules.h"
 #include "sim/schedule/tensors.h"
+#include "sim/schedule/warp_programs.h"
 #include "sim/trace/generator.h"
 #include "sim/workload/problem.h"
 
@@ -49,6 +50,9 @@ struct ComputeWork {
   i64 tensor_flops = 0;  // matrix-multiply FLOPs (2 per multiply-add) on tensor cores
   i64 fp32_ops = 0;      // max, sum, scale, rescale, masking on the FP32 pipes
   i64 sfu_ops = 0;       // exponentials on the special-function units
+  // The warp program the step runs (schedule::StepProgram, an index into its
+  // kernel's schedule::KernelPrograms); -1: none (trace files, or nothing to run).
+  int program = -1;
 };
 
 struct Step {
@@ -112,6 +116,9 @@ class KernelTrace {
   virtual CtaResources resources() const = 0;
   // Tile loads the kernel keeps in flight ahead of compute (software pipelining).
   virtual int pipeline_stages() const { return 2; }
+  // What each warp issues per kind of step (null: unknown; the engine then
+  // times steps from their ComputeWork counts alone).
+  virtual std::shared_ptr<const schedule::KernelPrograms> programs() const { return nullptr; }
   virtual Generator<Step> cta_steps(i64 x, i64 y, i64 z) const = 0;
   // Grid dimensions whose index only selects a head or a batch entry: every
   // index along such a dimension has the same trace up to addresses, so byte

@@ -52,6 +52,7 @@ class TileKernel final : public RangeKernel {
   std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const override {
     return std::make_unique<TileCursor>(k_.cta_steps(x, y, z), t_);
   }
+  std::shared_ptr<const schedule::KernelPrograms> programs() const override { return k_.programs(); }
 
  private:
   const KernelTrace& k_;

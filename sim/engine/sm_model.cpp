@@ -1,0 +1,180 @@
+#include "sim/engine/sm_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "sim/common/error.h"
+
+namespace iosim::engine {
+
+using schedule::Instr;
+using schedule::Pipe;
+using schedule::WarpProgram;
+
+namespace {
+
+constexpr int kSmsps = 4;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+PipeTiming& pipe_of(SmMachine& m, Pipe p) { return m.pipe[static_cast<size_t>(p)]; }
+
+}  // namespace
+
+SmMachine sm_machine(const profile::HardwareProfile& p) {
+  SmMachine m;
+  const double sms = static_cast<double>(p.sm_count), clk = p.sm_clock_hz;
+  // Datasheet-derived throughputs: lanes (or FLOP) per SM per cycle at the
+  // profile's clock, split over the 4 SMSPs.
+  const double tensor_per_sm = p.tensor_fp16_flops_per_s / (sms * clk);      // FLOP per SM per cycle
+  const double fma_lanes = p.fp32_flops_per_s / 2 / (sms * clk);              // FMA lanes per SM
+  const double mufu_lanes = p.sfu_ops_per_s / (sms * clk);                     // MUFU lanes per SM
+  pipe_of(m, Pipe::tensor) = {4096.0 * kSmsps / std::max(tensor_per_sm, 1.0), 24};
+  pipe_of(m, Pipe::fma) = {32.0 * kSmsps / std::max(fma_lanes, 1.0), 4};
+  pipe_of(m, Pipe::alu) = {2, 4};
+  pipe_of(m, Pipe::mufu) = {32.0 * kSmsps / std::max(mufu_lanes, 1.0), 17};
+  pipe_of(m, Pipe::shfl) = {4, 24};
+  pipe_of(m, Pipe::smem) = {1, std::max(1.0, p.smem_latency_cycles)};
+  pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
+  pipe_of(m, Pipe::barrier) = {1, 20};
+  m.smem_bytes_per_cycle = 128;
+  m.clock_tensor_hz = clk;
+  m.clock_other_hz = clk;
+  m.measured = false;
+  m.source = "datasheet rates of profile '" + p.name + "'; latencies assumed (Hopper-like)";
+  return m;
+}
+
+double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
+  if (warps < 1 || ctas < 1) throw InputError("SM model: a step needs at least one warp and one CTA");
+  const auto key = std::make_tuple(&program, warps, ctas);
+  if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+  double t = 0;
+  if (program.code.empty()) {
+    t = 0;
+  } else {
+    // Long programs run once per CTA (initialisation, conversion): one pass.
+    const int steps = program.code.size() > 20000 ? 1 : 5;
+    const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1);
+    t = simulate(program, warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0);
+  }
+  cache_[key] = t;
+  return t;
+}
+
+double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger) const {
+  const std::vector<Instr>& code = program.code;
+  const size_t n = code.size();
+  struct Warp {
+    i64 cta = 0;
+    int smsp = 0;
+    size_t pc = 0;
+    int step = 0;
+    double not_before = 0;  // start, or a barrier's release
+    bool waiting = false;   // arrived at a barrier
+    std::vector<double> ready;
+  };
+  struct Cta {
+    i64 arrived = 0;
+    std::vector<double> step_end;
+    i64 done_warps_in_step = 0;
+  };
+  const i64 total = warps * ctas;
+  std::vector<Warp> w(static_cast<size_t>(total));
+  std::vector<Cta> c(static_cast<size_t>(ctas));
+  std::array<std::vector<i64>, kSmsps> members;
+  for (i64 k = 0; k < total; ++k) {
+    Warp& x = w[static_cast<size_t>(k)];
+    x.cta = k / warps;
+    x.smsp = static_cast<int>(k % kSmsps);
+    x.not_before = static_cast<double>(x.cta) * stagger;
+    x.ready.assign(n, 0.0);
+    members[static_cast<size_t>(x.smsp)].push_back(k);
+  }
+  for (Cta& cc : c) cc.step_end.assign(static_cast<size_t>(steps), 0.0);
+  std::array<std::array<double, schedule::kPipeCount>, kSmsps> pipe_free{};
+  std::array<size_t, kSmsps> rr{};
+  double smem_free = 0;
+  i64 finished = 0;
+  double t = 0;
+
+  auto earliest = [&](const Warp& x) {
+    if (x.step >= steps || x.waiting) return kInf;
+    const Instr& in = code[x.pc];
+    double e = std::max(t, x.not_before);
+    for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
+    if (in.pipe != Pipe::barrier) e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
+    if (in.pipe == Pipe::smem) e = std::max(e, smem_free);
+    return e;
+  };
+
+  while (finished < total) {
+    bool issued = false;
+    for (int s = 0; s < kSmsps; ++s) {
+      const auto& list = members[static_cast<size_t>(s)];
+      for (size_t probe = 0; probe < list.size(); ++probe) {
+        const size_t slot = (rr[static_cast<size_t>(s)] + probe) % list.size();
+        Warp& x = w[static_cast<size_t>(list[slot])];
+        if (earliest(x) > t) continue;
+        const Instr& in = code[x.pc];
+        const PipeTiming& pt = m_.pipe[static_cast<size_t>(in.pipe)];
+        double done = t + pt.latency;
+        if (in.pipe == Pipe::smem) {
+          const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
+          smem_free = std::max(smem_free, t) + transfer;
+          done = smem_free + pt.latency;
+        } else if (in.pipe == Pipe::global && in.bytes == 0) {
+          done = t + 1;  // a store or an asynchronous copy: nothing waits for it here
+        }
+        if (in.pipe != Pipe::barrier) pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
+        x.ready[x.pc] = done;
+        ++x.pc;
+        rr[static_cast<size_t>(s)] = slot + 1;
+        issued = true;
+        Cta& cc = c[static_cast<size_t>(x.cta)];
+        if (in.pipe == Pipe::barrier) {
+          x.waiting = true;
+          if (++cc.arrived == warps) {  // the last warp: release the CTA
+            cc.arrived = 0;
+            const double release = t + pt.latency;
+            for (i64 k = x.cta * warps; k < (x.cta + 1) * warps; ++k) {
+              w[static_cast<size_t>(k)].waiting = false;
+              w[static_cast<size_t>(k)].not_before = release;
+            }
+          }
+        }
+        if (x.pc == n) {  // the warp's step is done once its last results are in
+          double end = t + 1;
+          for (const double r : x.ready) end = std::max(end, r);
+          double& se = cc.step_end[static_cast<size_t>(x.step)];
+          se = std::max(se, end);
+          ++x.step;
+          x.pc = 0;
+          std::fill(x.ready.begin(), x.ready.end(), 0.0);
+          x.not_before = std::max(x.not_before, end);
+          if (x.step == steps) ++finished;
+        }
+        break;  // one instruction per SMSP per cycle
+      }
+    }
+    if (issued) {
+      t += 1;
+      continue;
+    }
+    double next = kInf;
+    for (const Warp& x : w) next = std::min(next, earliest(x));
+    if (next == kInf) throw std::logic_error("SM model: no warp can proceed (barrier mismatch in " + program.name + ")");
+    t = std::max(t + 1, std::ceil(next));
+  }
+  if (steps == 1) {
+    double end = 0;
+    for (const Cta& cc : c) end = std::max(end, cc.step_end[0]);
+    return end;
+  }
+  double sum = 0;
+  for (const Cta& cc : c) sum += (cc.step_end.back() - cc.step_end.front()) / static_cast<double>(steps - 1);
+  return sum / static_cast<double>(ctas);
+}
+
+}  // namespace iosim::engine

@@ -1,0 +1,68 @@
+// The SM execution model: how long a CTA's step takes on an SM, from the warp
+// programs of sim/schedule/warp_programs.h, when `ctas` CTAs of the kernel
+// share the SM.
+//
+// A cycle-level model of one SM: four sub-partitions (SMSPs), each issuing at
+// most one warp instruction per cycle, in order per warp, from whichever of its
+// warps has its next instruction's inputs ready and its pipe free (loose round
+// robin). Each pipe of an SMSP accepts an instruction every `interval` cycles
+// and delivers its result `latency` cycles after issue; shared-memory bytes go
+// through one port per SM; a barrier releases a CTA's warps once all have
+// arrived. Warps are placed on SMSPs by warp slot, CTA after CTA. So the model
+// has, from measured pipe parameters alone, the overlap of tensor and
+// FP32/MUFU work between warps and between co-resident CTAs, the latency a warp
+// cannot hide alone, and the issue limit.
+//
+// Steps of the same program are run back to back, the CTAs' starts staggered
+// (the hardware's CTAs drift apart within a few steps); the result is the
+// steady-state time per step per CTA. Results are cached per (program, ctas).
+#pragma once
+#include <array>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "sim/profile/hardware_profile.h"
+#include "sim/schedule/warp_program.h"
+
+namespace iosim::engine {
+
+// One pipe of an SMSP: cycles between instructions, cycles to the result.
+struct PipeTiming {
+  double interval = 1;
+  double latency = 4;
+};
+
+// The machine parameters the model runs on (per SMSP unless stated), in
+// cycles of the SM clock while the kernel runs.
+struct SmMachine {
+  std::array<PipeTiming, schedule::kPipeCount> pipe{};
+  double smem_bytes_per_cycle = 128;  // the SM's shared-memory port
+  double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
+  double clock_other_hz = 0;          // SM clock otherwise
+  bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)
+  std::string source;                 // where the values come from
+};
+
+// The machine of a profile: its measured `sm_pipes`, or, where the profile has
+// none, values derived from its datasheet rates and generic latencies (the
+// JSON says `timing.sm_model: datasheet`).
+SmMachine sm_machine(const profile::HardwareProfile& p);
+
+class SmModel {
+ public:
+  explicit SmModel(SmMachine m) : m_(std::move(m)) {}
+  const SmMachine& machine() const { return m_; }
+  // Steady-state cycles (of the SM clock) per step per CTA when `ctas` CTAs of
+  // `warps` warps each run `program` on one SM; ctas >= 1, warps >= 1.
+  double step_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas);
+  // The single CTA's time for one step (no overlap with anything).
+  double alone_cycles(const schedule::WarpProgram& program, i64 warps) { return step_cycles(program, warps, 1); }
+
+ private:
+  double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger) const;
+  SmMachine m_;
+  std::map<std::tuple<const schedule::WarpProgram*, i64, i64>, double> cache_;
+};
+
+}  // namespace iosim::engine

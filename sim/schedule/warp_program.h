@@ -1,0 +1,89 @@
+// What one warp of a kernel issues in one step of its loop nest, instruction
+// by instruction: the pipe each instruction runs on and the instructions it
+// waits for. The timing engine's SM model (sim/engine/sm_model.h) runs these
+// programs on the four sub-partitions of an SM, for as many warps and CTAs as
+// are resident, to time a step.
+//
+// Programs are written from each kernel's code, next to the schedule the
+// kernel walks (warp_programs.cpp): the loops of its fragment products, its
+// softmax's operations per element, its copies, in the order the source
+// issues them (loads of the next k-slice hoisted ahead of the products, as the
+// compiler does). Their instruction counts are checked against the SASS and
+// Nsight Compute's instruction counters (experiments/validation), not fitted.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/common/hd.h"
+
+namespace iosim::schedule {
+
+// The SM pipes an instruction can occupy. Each sub-partition (SMSP) issues one
+// warp instruction per cycle to one of its own pipes; shared memory (and the
+// L1 behind it) is one unit per SM that the four SMSPs share.
+enum class Pipe : std::uint8_t {
+  tensor,  // HMMA.16816 (mma.sync m16n8k16)
+  fma,     // FFMA, FADD, FMUL (full rate)
+  alu,     // FMNMX, FSEL, FSETP, ISETP, LOP3, SHF, F2FP, IMAD (half rate)
+  mufu,    // MUFU.EX2 / LG2 / RCP
+  shfl,    // SHFL, VOTE
+  smem,    // LDSM, LDS, STS: shared-memory bytes through the SM's shared port
+  global,  // LDG (waits for memory), STG, RED, LDGSTS (issue only)
+  barrier, // BAR.SYNC: every warp of the CTA
+  kCount
+};
+inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);
+const char* to_string(Pipe p);
+
+struct Instr {
+  static constexpr int kMaxSources = 3;
+  Pipe pipe = Pipe::alu;
+  std::uint8_t sources = 0;
+  std::int32_t source[kMaxSources] = {-1, -1, -1};  // earlier instructions of the program it waits for
+  std::int32_t bytes = 0;  // smem: bytes moved through the shared port; global: bytes loaded
+};
+
+// One warp's instructions for one step.
+struct WarpProgram {
+  std::string name;  // e.g. "fa2_fwd d64 128x128 unmasked"
+  std::vector<Instr> code;
+  // Instructions by pipe (what Nsight Compute's pipe counters see).
+  std::array<i64, kPipeCount> count_by_pipe() const;
+  i64 count(Pipe p) const { return count_by_pipe()[static_cast<size_t>(p)]; }
+};
+
+// Builds a program: each emitted instruction returns a handle later ones may
+// wait for (kNone: no dependence).
+class ProgramBuilder {
+ public:
+  using Value = std::int32_t;
+  static constexpr Value kNone = -1;
+
+  explicit ProgramBuilder(std::string name) { program_.name = std::move(name); }
+  Value emit(Pipe pipe, Value a = kNone, Value b = kNone, Value c = kNone, std::int32_t bytes = 0);
+  Value mma(Value acc, Value a, Value b) { return emit(Pipe::tensor, acc, a, b); }
+  Value ldsm(Value addr = kNone) { return emit(Pipe::smem, addr, kNone, kNone, 512); }  // .x4: 32 lanes x 16 B
+  Value lds(std::int32_t bytes, Value addr = kNone) { return emit(Pipe::smem, addr, kNone, kNone, bytes); }
+  Value sts(std::int32_t bytes, Value data, Value addr = kNone) { return emit(Pipe::smem, data, addr, kNone, bytes); }
+  Value fma(Value a = kNone, Value b = kNone, Value c = kNone) { return emit(Pipe::fma, a, b, c); }
+  Value alu(Value a = kNone, Value b = kNone, Value c = kNone) { return emit(Pipe::alu, a, b, c); }
+  Value mufu(Value a) { return emit(Pipe::mufu, a); }
+  Value shfl(Value a) { return emit(Pipe::shfl, a); }
+  Value ldg(std::int32_t bytes, Value addr = kNone) { return emit(Pipe::global, addr, kNone, kNone, bytes); }
+  Value stg(Value data, Value addr = kNone) { return emit(Pipe::global, data, addr); }
+  Value cp_async(Value addr = kNone) { return emit(Pipe::global, addr); }
+  Value barrier() { return emit(Pipe::barrier); }
+  // n independent instructions of a pipe (address arithmetic, predicates, loop control).
+  void repeat(Pipe pipe, i64 n) {
+    for (i64 k = 0; k < n; ++k) emit(pipe);
+  }
+  i64 size() const { return static_cast<i64>(program_.code.size()); }
+  WarpProgram take() { return std::move(program_); }
+
+ private:
+  WarpProgram program_;
+};
+
+}  // namespace iosim::schedule

@@ -1,0 +1,757 @@
+// Warp programs written from the kernels' code. Each builder below follows one
+// kernel's source loop by loop (the file and function it mirrors is named
+// above it); instruction classes follow what the compiler emits for them on
+// sm_90 (checked in the SASS: experiments/results/2026-11-25-*-sass-*):
+//   mma.sync m16n8k16 -> HMMA.16816 (tensor); ldmatrix.x4 -> LDSM (512 B);
+//   fmaf/+/* on floats -> FFMA/FADD/FMUL (fma); fmaxf -> FMNMX (alu);
+//   ex2.approx -> MUFU.EX2; expf (no fast math) -> 7 fma/alu + MUFU.EX2;
+//   float -> fp16/bf16 packing -> F2FP (alu); register moves of accumulators
+//   and P fragments -> IMAD.MOV (fma); comparisons, selects, address
+//   arithmetic -> ISETP/FSEL/LOP3/IADD3/LEA (alu); cp.async -> LDGSTS.
+// Loads of the next k-slice are hoisted ahead of the current slice's products
+// (software pipelining, as the compiler does for unrolled loops); loops the
+// source marks `#pragma unroll 1` are not.
+#include "sim/schedule/warp_programs.h"
+
+#include <string>
+
+#include "sim/common/error.h"
+#include "sim/schedule/warp_split.h"
+
+namespace iosim::schedule {
+namespace {
+
+using V = ProgramBuilder::Value;
+constexpr V kNone = ProgramBuilder::kNone;
+
+// Fragment counts come in 16-wide units: a tiling no kernel has (the paper's
+// block rule can give 64 x 163) is timed as the kernel of the next 16-multiple.
+int round16(i64 v) { return static_cast<int>(ceil_div(std::max<i64>(v, 1), 16) * 16); }
+// A warp split's count along M, at least 1 (a split that is not 16-aligned
+// has no kernel; it is timed as the nearest that is).
+int warps_m_or_1(int wm) { return wm > 0 ? wm : 1; }
+
+// expf without fast math: range reduction (FFMA.SAT, FFMA.RM, FADD, FFMA,
+// FFMA), the exponent shift (SHF), MUFU.EX2 and the final FMUL.
+V emit_expf(ProgramBuilder& b, V x) {
+  V r = b.fma(x);
+  r = b.fma(r);
+  const V f = b.fma(r);
+  V t = b.fma(x, f);
+  t = b.fma(t);
+  const V sh = b.alu(r);
+  const V e = b.mufu(t);
+  return b.fma(e, sh);
+}
+
+// x / y in full precision: MUFU.RCP and its Newton refinement (4 FFMA), the
+// range check (FSETP and a rarely taken branch).
+V emit_fdiv(ProgramBuilder& b, V x, V y) {
+  const V r = b.mufu(y);
+  V q = b.fma(r, y);
+  q = b.fma(q, r);
+  q = b.fma(x, q);
+  q = b.fma(q, y);
+  b.alu(q);
+  return q;
+}
+
+// A warp's accumulator tile: the last product into each m16n8 fragment (a
+// chain of dependent HMMAs per fragment; kNone: starts from zero).
+struct Fragments {
+  std::vector<V> last;
+  Fragments(int m_frags, int n_tiles) : last(static_cast<size_t>(m_frags * n_tiles), kNone) {}
+  V& at(int mf, int nt, int n_tiles) { return last[static_cast<size_t>(mf * n_tiles + nt)]; }
+};
+
+// Zeroing an accumulator tile that the next product starts from (the compiler
+// clears two registers per instruction).
+void emit_zero(ProgramBuilder& b, int m_frags, int n_tiles) { b.repeat(Pipe::fma, i64{m_frags} * n_tiles * 2); }
+
+// Shared-memory operands by ldmatrix (kernels/common/device_primitives.cuh
+// warp_gemm, kernels/fa2/fa2_forward.cuh gemm_qk/gemm_pv): per 16-deep k slice,
+// an LDSM per 16-row A fragment (unless A is in registers) and per 16-column B
+// pair, each with one address operation, then 2 x MF HMMAs per B pair.
+void emit_ldsm_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_tiles, int k, bool a_in_smem,
+                    const std::vector<V>& a_regs = {}) {
+  const int slices = k / 16, pairs = n_tiles / 2;
+  auto load_slice = [&](std::vector<V>& a, std::vector<V>& bb) {
+    a.assign(static_cast<size_t>(m_frags), kNone);
+    bb.assign(static_cast<size_t>(pairs), kNone);
+    if (a_in_smem)
+      for (int mf = 0; mf < m_frags; ++mf) a[static_cast<size_t>(mf)] = b.ldsm(b.alu());
+    for (int np = 0; np < pairs; ++np) bb[static_cast<size_t>(np)] = b.ldsm(b.alu());
+  };
+  std::vector<V> a_cur, b_cur, a_next, b_next;
+  load_slice(a_cur, b_cur);
+  for (int kk = 0; kk < slices; ++kk) {
+    if (kk + 1 < slices) load_slice(a_next, b_next);
+    for (int np = 0; np < pairs; ++np)
+      for (int mf = 0; mf < m_frags; ++mf) {
+        const V a = a_in_smem ? a_cur[static_cast<size_t>(mf)]
+                              : (a_regs.empty() ? kNone : a_regs[static_cast<size_t>((kk * m_frags + mf) % a_regs.size())]);
+        for (int h = 0; h < 2; ++h) {
+          V& last = acc.at(mf, 2 * np + h, n_tiles);
+          last = b.mma(last, a, b_cur[static_cast<size_t>(np)]);
+        }
+      }
+    a_cur.swap(a_next);
+    b_cur.swap(b_next);
+  }
+}
+
+// Shared-memory operands by 32-bit pairs (kernels/standard/tile_mma.cuh
+// warp_mma): per 16-deep slice (a loop the source keeps rolled), 4 pairs per
+// A fragment and 2 per B fragment; a pair along k is one LDS.32 (k contiguous)
+// or two LDS.U16 and a PRMT (k strided), each with one address operation.
+void emit_pair_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_frags, int k, bool a_kc, bool b_kc) {
+  auto pair = [&](bool kc) {
+    if (kc) return b.lds(128, b.alu());
+    const V lo = b.lds(64, b.alu()), hi = b.lds(64, b.alu());
+    return b.alu(lo, hi);
+  };
+  for (int k0 = 0; k0 < k; k0 += 16) {
+    std::vector<V> a(static_cast<size_t>(m_frags * 4));
+    for (auto& r : a) r = pair(a_kc);
+    for (int fn = 0; fn < n_frags; ++fn) {
+      const V b0 = pair(b_kc), b1 = pair(b_kc);
+      for (int fm = 0; fm < m_frags; ++fm) {
+        V& last = acc.at(fm, fn, n_frags);
+        last = b.mma(last, a[static_cast<size_t>(fm * 4 + 3)], b1);
+        (void)b0;
+      }
+    }
+    b.repeat(Pipe::alu, 3);  // k0 += 16, compare, branch
+  }
+}
+
+// A tile copy of rows x cols elements of `elem` bytes by `threads` threads in
+// 16-byte chunks: LDGSTS (cp.async, asynchronous) with its address operations.
+void emit_cp_async_tile(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads, int address_ops) {
+  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
+  for (i64 k = 0; k < per_thread; ++k) b.cp_async(address_ops > 0 ? b.alu() : kNone);
+  for (int k = 1; k < address_ops; ++k) b.repeat(Pipe::alu, per_thread);
+  b.alu();  // commit group (LDGDEPBAR)
+}
+
+// A synchronous tile copy global -> registers -> shared memory (kernels/standard/
+// tile_mma.cuh load_tile16/load_tile_f32): the compiler batches `batch` 16-byte
+// loads, then stores them; each batch waits for memory.
+void emit_sync_tile_load(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads, int batch = 4) {
+  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
+  for (i64 k = 0; k < per_thread; k += batch) {
+    std::vector<V> loads;
+    for (i64 u = k; u < std::min(per_thread, k + batch); ++u) loads.push_back(b.ldg(16 * 32, b.alu(b.alu())));
+    for (const V l : loads) b.sts(512, l);
+  }
+}
+
+// The reverse: shared memory -> registers -> global (store_tile16 / store_tile).
+void emit_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
+  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
+  for (i64 k = 0; k < per_thread; ++k) b.stg(b.lds(512, b.alu()), b.alu());
+}
+
+// Row reduction over the 4 lanes of a quad (dev::quad_max / quad_sum): two
+// shuffles, each followed by the combining operation.
+V emit_quad_reduce(ProgramBuilder& b, V v, Pipe op) {
+  for (int s = 0; s < 2; ++s) v = b.emit(op, v, b.shfl(v));
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// FlashAttention-2 forward (kernels/fa2/fa2_forward.cuh, fa2_forward_kernel):
+// one key block per step; kMFrags fragments of 16 query rows per warp.
+WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
+  const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
+  const int st = bn / 8, ot = d / 8;
+  const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
+  ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
+                   (masked ? " masked" : ""));
+  b.alu();  // cp.async.wait (DEPBAR): K_j landed
+  b.barrier();
+  emit_cp_async_tile(b, bn, d, elem, threads, masked ? 2 : 1);  // issue V_j (masked: row guard)
+  if (masked) b.repeat(Pipe::alu, 4);                            // the idle-warp test
+  // S = Q K_j^T (gemm_qk): A and B by ldmatrix.
+  Fragments s(mfr, st);
+  emit_ldsm_gemm(b, s, mfr, st, d, true);
+  if (masked) {  // mask_scores: the row's key end, then a compare and select per score
+    for (int r = 0; r < mfr * 2; ++r) b.repeat(Pipe::alu, 4);
+    for (auto& f : s.last) f = b.alu(b.alu(f), f);
+  }
+  b.repeat(Pipe::alu, 6);  // keys.next(j), loop bounds
+  b.alu();                 // cp.async.wait: V_j landed
+  b.barrier();
+  emit_cp_async_tile(b, bn, d, elem, threads, 2);  // issue K_next (guarded)
+  // online_softmax: row maxima (two FMNMX per n8 tile), quad shuffles, the
+  // lazy-rescale vote; P = exp2(scale S - scale m) packed to the data type;
+  // row sums.
+  std::vector<V> row_max(static_cast<size_t>(mfr * 2));
+  for (int r = 0; r < mfr * 2; ++r) {
+    V m = kNone;
+    for (int nt = 0; nt < st; ++nt) {
+      const V pair = b.alu(s.at(r / 2, nt, st));
+      m = b.alu(m, pair);
+    }
+    m = emit_quad_reduce(b, m, Pipe::alu);
+    const V grow = b.fma(b.fma(m));  // (m_new - m) * scale_log2
+    row_max[static_cast<size_t>(r)] = b.alu(grow);
+  }
+  b.shfl(row_max.back());  // __any_sync
+  b.alu();                 // the warp-uniform branch around the rescale (rarely taken)
+  std::vector<V> p_regs;
+  for (int r = 0; r < mfr * 2; ++r) {
+    V ms = b.fma(row_max[static_cast<size_t>(r)]);
+    if (masked) ms = b.alu(b.alu(ms));  // a row that still sees nothing: offset 0
+    V sum = kNone;
+    for (int nt = 0; nt < st; ++nt) {
+      const V src = s.at(r / 2, nt, st);
+      const V p0 = b.mufu(b.fma(src, ms)), p1 = b.mufu(b.fma(src, ms));
+      p_regs.push_back(b.alu(p0, p1));  // pack2
+      sum = b.fma(sum, b.fma(p0, p1));
+    }
+    b.fma(sum);  // row_sum += sum
+  }
+  b.repeat(Pipe::fma, i64{mfr} * st * 2 + i64{mfr} * (bn / 16) * 4);  // clear S; P into A fragments
+  // O += P V_j (gemm_pv): A = P from registers, B = V_j by ldmatrix.trans.
+  Fragments o(mfr, ot);
+  emit_ldsm_gemm(b, o, mfr, ot, bn, false, p_regs);
+  b.repeat(Pipe::alu, 4);  // loop control
+  return b.take();
+}
+
+// The forward's epilogue: O / l through shared memory, L = m scale + log l.
+WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
+  const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
+  const int ot = d / 8;
+  const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
+  ProgramBuilder b("fa2_fwd epilogue");
+  b.alu();
+  for (int r = 0; r < mfr * 2; ++r) {
+    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
+    const V inv = emit_fdiv(b, b.fma(), l);
+    for (int nd = 0; nd < ot; ++nd) b.sts(128, b.alu(b.fma(inv), b.fma(inv)), b.alu());
+    const V lg = b.mufu(l);
+    b.stg(b.fma(lg), b.alu());
+  }
+  b.barrier();
+  emit_tile_store(b, bm, d, elem, threads);
+  return b.take();
+}
+
+// FlashAttention-2 backward main kernel (kernels/fa2/fa2_backward.cuh,
+// fa2_backward_kernel): one (head of the group, query block) per step.
+WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
+  const int warps = static_cast<int>(Fa2BackwardSchedule::warps_for(d, bm, bn));
+  const i64 threads = 32 * warps;
+  auto split = [&](int m, int n, int& mf, int& nt) {
+    const int wm = warps_m_or_1(fa2_warps_m(m, n, warps));
+    mf = std::max(1, m / wm / 16);
+    nt = std::max(2, n / std::max(1, warps / wm) / 8 / 2 * 2);
+  };
+  int s_mf = 0, s_nt = 0, kv_mf = 0, kv_nt = 0, q_mf = 0, q_nt = 0;
+  split(bm, bn, s_mf, s_nt);
+  split(bn, d, kv_mf, kv_nt);
+  split(bm, d, q_mf, q_nt);
+  const bool two_stages = Fa2BackwardSchedule::q_stages_for(d, bm, bn, elem) == 2;
+  ProgramBuilder b("fa2_bwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
+                   (masked ? " masked" : ""));
+  b.repeat(Pipe::alu, 8);  // next work item, its row, stage addresses
+  b.alu();                 // cp.async.wait: Q_i, dO_i landed
+  b.barrier();
+  if (two_stages) {  // the next Q, dO into the other stage
+    emit_cp_async_tile(b, bm, d, elem, threads, 2);
+    emit_cp_async_tile(b, bm, d, elem, threads, 2);
+  }
+  std::vector<V> stats;  // L_i (as a log2 offset) and D_i of the warp's rows: global loads
+  for (int r = 0; r < s_mf * 2; ++r) {
+    const V row = b.alu(b.alu());
+    stats.push_back(b.alu(b.fma(b.ldg(4 * 32, row))));
+    stats.push_back(b.alu(b.ldg(4 * 32, row)));
+  }
+  Fragments sacc(s_mf, s_nt), dp(s_mf, s_nt);
+  emit_ldsm_gemm(b, sacc, s_mf, s_nt, d, true);  // S = Q_i K_j^T
+  emit_ldsm_gemm(b, dp, s_mf, s_nt, d, true);    // dP = dO_i V_j^T
+  if (masked) {
+    for (int r = 0; r < s_mf * 2; ++r) b.repeat(Pipe::alu, 6);
+    for (auto& f : sacc.last) f = b.alu(b.alu(f), f);
+  }
+  // softmax_grad: P = exp2(scale S - L), dS = P (dP - D), four elements per fragment.
+  std::vector<V> p_vals, ds_vals;
+  for (size_t f = 0; f < sacc.last.size(); ++f)
+    for (int e = 0; e < 4; ++e) {
+      const V st = stats[(f / static_cast<size_t>(s_nt)) % stats.size()];
+      const V p = b.mufu(b.fma(sacc.last[f], st));
+      p_vals.push_back(p);
+      ds_vals.push_back(b.fma(p, b.fma(dp.last[f], st)));
+    }
+  // store_acc of P and dS: a pack and a 4-byte shared store per element pair.
+  for (size_t k = 0; k + 1 < p_vals.size(); k += 2) b.sts(128, b.alu(p_vals[k], p_vals[k + 1]), b.alu());
+  for (size_t k = 0; k + 1 < ds_vals.size(); k += 2) b.sts(128, b.alu(ds_vals[k], ds_vals[k + 1]), b.alu());
+  b.barrier();
+  Fragments dv(kv_mf, kv_nt), dk(kv_mf, kv_nt);
+  emit_ldsm_gemm(b, dv, kv_mf, kv_nt, bm, true);  // dV += P^T dO (ldmatrix.trans)
+  emit_ldsm_gemm(b, dk, kv_mf, kv_nt, bm, true);  // dK += dS^T Q
+  if (!two_stages) {
+    b.barrier();
+    emit_cp_async_tile(b, bm, d, elem, threads, 2);
+    emit_cp_async_tile(b, bm, d, elem, threads, 2);
+  }
+  emit_zero(b, q_mf, q_nt);
+  Fragments dq(q_mf, q_nt);
+  emit_ldsm_gemm(b, dq, q_mf, q_nt, bn, true);  // dQ_i = dS K_j
+  for (int r = 0; r < q_mf * 2; ++r) {           // red.global.add.v2.f32 per n8 tile and row half
+    const V row = b.alu(b.alu());
+    for (int nt = 0; nt < q_nt; ++nt) b.stg(dq.at(r / 2, nt, q_nt), b.alu(row));
+  }
+  b.repeat(Pipe::alu, 4);  // loop control
+  return b.take();
+}
+
+WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
+  const int warps = static_cast<int>(Fa2BackwardSchedule::warps_for(d, bm, bn));
+  const int wm = warps_m_or_1(fa2_warps_m(bn, d, warps));
+  const int mf = std::max(1, bn / wm / 16), nt = std::max(1, d / std::max(1, warps / wm) / 8);
+  ProgramBuilder b("fa2_bwd epilogue");
+  b.alu();
+  b.barrier();
+  for (int t = 0; t < 2; ++t)  // dK (scaled), dV through the K/V tiles
+    for (int k = 0; k < mf * 2 * nt; ++k) b.sts(128, b.alu(b.fma(), b.fma()), b.alu());
+  b.barrier();
+  emit_tile_store(b, bn, d, elem, 32 * warps);
+  emit_tile_store(b, bn, d, elem, 32 * warps);
+  return b.take();
+}
+
+// FA2's row kernels (fa2_bwd_preprocess_kernel, fa2_bwd_convert_dq_kernel):
+// 128 threads, a row as d/8 16-byte chunks on adjacent lanes.
+WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs, i64 elem) {
+  const i64 d = rs.head_dim, cpr = d / 8;
+  const i64 threads = RowBlockSchedule::kThreads;
+  const i64 iters = ceil_div(rs.block_rows * cpr, threads);
+  ProgramBuilder b(kind == KernelKind::fa2_bwd_preprocess ? "fa2_bwd_preprocess" : "fa2_bwd_convert_dq");
+  b.repeat(Pipe::alu, 16);  // indices and offsets (64-bit)
+  if (kind == KernelKind::fa2_bwd_preprocess) {
+    for (i64 k = 0; k < iters; ++k) {  // D = rowsum(dO o O): two 16-byte loads, 8 products, a shuffle tree
+      const V o = b.ldg(512, b.alu(b.alu())), g = b.ldg(512, b.alu());
+      V s = kNone;
+      for (int e = 0; e < 8; ++e) s = b.fma(b.alu(o), b.alu(g), s);
+      for (i64 off = cpr / 2; off > 0; off /= 2) s = b.fma(s, b.shfl(s));
+      b.stg(s, b.alu());
+    }
+    const i64 zero_stores = ceil_div(rs.block_rows * d / 4, threads);  // dQaccum = 0, float4 stores
+    for (i64 k = 0; k < zero_stores; ++k) b.stg(kNone, b.alu(b.alu()));
+  } else {
+    for (i64 k = 0; k < iters; ++k) {  // dQ = scale dQaccum: two float4 loads, 8 multiplies, 4 packs, one store
+      const V lo = b.ldg(512, b.alu(b.alu())), hi = b.ldg(512, b.alu());
+      V last = kNone;
+      for (int e = 0; e < 4; ++e) last = b.alu(b.fma(e < 2 ? lo : hi), b.fma(e < 2 ? lo : hi));
+      b.stg(last, b.alu());
+    }
+  }
+  (void)elem;
+  return b.take();
+}
+
+// ---------------------------------------------------------------------------
+// Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
+// 8 warps; a step is one tile_k chunk.
+WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
+  const auto& s = g.s;
+  const int tm = round16(s.tile_m), tn = round16(s.tile_n), tk = round16(s.tile_k);
+  const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
+  const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
+  ProgramBuilder b("gemm " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk));
+  // issue(it + 1): both operand chunks, 16-byte cp.async with the source's index
+  // arithmetic per chunk (division by the chunk width, row and column, bounds).
+  b.repeat(Pipe::alu, 12);
+  for (const i64 rows : {s.tile_m, s.tile_n}) {
+    const i64 per_thread = ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads);
+    for (i64 k = 0; k < per_thread; ++k) b.cp_async(b.alu(b.alu(b.alu(b.alu()))));
+  }
+  b.alu();  // commit
+  b.alu();  // cp.async.wait
+  b.barrier();
+  Fragments acc(fm, fn);
+  emit_pair_gemm(b, acc, fm, fn, tk, g.a.k_contiguous, g.b.k_contiguous);
+  b.barrier();
+  b.repeat(Pipe::alu, 4);  // loop control
+  return b.take();
+}
+
+WarpProgram gemm_epilogue(const GemmPlan& g) {
+  const auto& s = g.s;
+  const int tm = round16(s.tile_m), tn = round16(s.tile_n);
+  const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
+  const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
+  ProgramBuilder b("gemm epilogue");
+  b.repeat(Pipe::alu, 8);
+  for (int k = 0; k < fm * fn * 2; ++k) {  // two conversions, a pack, bounds, a 4-byte store per row half
+    const V v = b.alu(b.alu(), b.alu());
+    b.stg(v, b.alu(b.alu(b.alu())));
+  }
+  return b.take();
+}
+
+// Standard attention's row softmax (kernels/standard/standard_attention.cu):
+// per thread, columns c = first, first + per_row, ...; 2-byte element loads.
+WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pass) {
+  const auto& s = sp.s;
+  const i64 per_row = s.threads_per_row(), cols = ceil_div(s.seq_k, per_row);
+  const bool on_chip = s.row_fits_on_chip(), warp_rows = per_row == 32;
+  const bool masked = sp.tiles.causal || sp.tiles.mask.active != nullptr;
+  ProgramBuilder b(std::string(backward ? "softmax_bwd" : "softmax_fwd") + (first_pass ? " stats" : ""));
+  b.repeat(Pipe::alu, 12);  // row, offsets (64-bit)
+  auto reduce = [&](V v, Pipe op) {
+    for (int k = 0; k < 5; ++k) v = b.emit(op, v, b.shfl(v));
+    if (!warp_rows) {  // across the CTA's warps through shared memory
+      b.sts(4 * 32, v);
+      b.barrier();
+      for (int w = 0; w < 4; ++w) v = b.emit(op, v, b.lds(4 * 32));
+      b.barrier();
+    }
+    return v;
+  };
+  // A column loop the compiler unrolls by 4: loads batched, then used.
+  auto column_loop = [&](auto&& body_of_load) {
+    for (i64 c = 0; c < cols; c += 4) {
+      std::vector<V> loads;
+      for (i64 u = c; u < std::min(cols, c + 4); ++u) loads.push_back(body_of_load.load());
+      for (const V l : loads) body_of_load.use(l);
+      b.repeat(Pipe::alu, 3);
+    }
+  };
+  auto visible = [&](V x) { return masked ? b.alu(b.alu(x)) : b.alu(x); };  // key_end (and block mask) test
+  if (!backward) {
+    if (first_pass || on_chip) {
+      V acc = kNone;
+      struct {
+        ProgramBuilder& b;
+        V& acc;
+        bool on_chip, online;
+        decltype(visible)& vis;
+        V load() { return b.ldg(64, b.alu()); }
+        void use(V l) {
+          const V x = vis(b.fma(b.alu(l)));  // scale * to_float(S)
+          if (on_chip) b.sts(128, x);
+          acc = online ? b.fma(acc, emit_expf(b, b.fma(x, acc))) : b.alu(acc, x);
+        }
+      } stats{b, acc, on_chip && !first_pass, first_pass, visible};
+      column_loop(stats);
+      const V mx = reduce(acc, Pipe::alu);
+      if (first_pass) {  // the per-lane sums rescaled to the row maximum, summed
+        reduce(b.fma(acc, emit_expf(b, mx)), Pipe::fma);
+        return b.take();
+      }
+      V sum = kNone;
+      for (i64 c = 0; c < cols; ++c) {
+        const V e = emit_expf(b, b.fma(b.lds(128), mx));
+        b.sts(128, e);
+        sum = b.fma(sum, e);
+      }
+      const V inv = emit_fdiv(b, b.fma(), reduce(sum, Pipe::fma));
+      for (i64 c = 0; c < cols; ++c) b.stg(b.alu(b.fma(b.lds(128), inv)), b.alu());
+    } else {  // the output pass of a row that does not fit: reload, exponentiate, store
+      for (i64 c = 0; c < cols; c += 4) {
+        std::vector<V> loads;
+        for (i64 u = c; u < std::min(cols, c + 4); ++u) loads.push_back(b.ldg(64, b.alu()));
+        for (const V l : loads) b.stg(b.alu(b.fma(emit_expf(b, visible(b.fma(b.alu(l)))))), b.alu());
+        b.repeat(Pipe::alu, 3);
+      }
+    }
+    return b.take();
+  }
+  // Backward: dot = rowsum(P o dP) (the first pass of a row that does not fit
+  // on chip), then dS = scale P (dP - dot) (the output pass).
+  if (first_pass || on_chip) {
+    V dot = kNone;
+    for (i64 c = 0; c < cols; c += 4) {
+      std::vector<std::pair<V, V>> loads;
+      for (i64 u = c; u < std::min(cols, c + 4); ++u) loads.push_back({b.ldg(64, b.alu()), b.ldg(64, b.alu())});
+      for (const auto& [p, q] : loads) {
+        const V pv = b.alu(p), dv = b.alu(q);
+        if (on_chip) {
+          b.sts(128, pv);
+          b.sts(128, dv);
+        }
+        dot = b.fma(pv, dv, dot);
+      }
+      b.repeat(Pipe::alu, 3);
+    }
+    dot = reduce(dot, Pipe::fma);
+    if (first_pass) return b.take();
+  }
+  const V dot = b.fma();
+  for (i64 c = 0; c < cols; ++c) {
+    const V pv = on_chip ? b.lds(128) : b.alu(b.ldg(64, b.alu()));
+    const V dv = on_chip ? b.lds(128) : b.alu(b.ldg(64, b.alu()));
+    b.stg(b.alu(b.fma(b.fma(pv), b.fma(dv, dot))), b.alu());
+  }
+  return b.take();
+}
+
+// ---------------------------------------------------------------------------
+// FlashAttention (v1) forward (kernels/fa1/fa1_forward.cu): BR/16 warps (<= 8),
+// each owning 16 whole rows; loads are synchronous (ld.global.cg into
+// registers, then shared memory).
+WarpProgram fa1_forward_step(int d, int br, int bc, i64 elem, bool masked) {
+  const i64 warps = Fa1ForwardSchedule::warps_for(br), threads = 32 * warps;
+  const int fn = bc / 8, fo = d / 8;
+  ProgramBuilder b("fa1_fwd d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
+                   (masked ? " masked" : ""));
+  b.repeat(Pipe::alu, 10);                       // next query block, offsets
+  emit_sync_tile_load(b, br, d, elem, threads);  // Q_i
+  emit_sync_tile_load(b, br, d, elem, threads);  // O_i
+  for (i64 r = 0; r < ceil_div(br, threads); ++r) b.sts(128, b.ldg(128, b.alu()));  // l_i, m_i
+  for (i64 r = 0; r < ceil_div(br, threads); ++r) b.sts(128, b.ldg(128, b.alu()));
+  b.barrier();
+  Fragments s(1, fn);
+  emit_pair_gemm(b, s, 1, fn, d, true, true);  // S = Q K^T
+  V m[2] = {kNone, kNone};
+  std::vector<V> x;
+  for (int k = 0; k < fn * 4; ++k) {  // scale, mask, running max
+    V v = b.fma(s.last[static_cast<size_t>(k / 4)]);
+    v = b.alu(b.alu(v), masked ? b.alu(b.alu()) : kNone);
+    x.push_back(v);
+    m[k % 4 / 2] = b.alu(m[k % 4 / 2], v);
+  }
+  for (auto& mm : m) mm = emit_quad_reduce(b, mm, Pipe::alu);
+  V l[2] = {kNone, kNone};
+  std::vector<V> p;
+  for (int k = 0; k < fn * 4; ++k) {  // P~ = exp(S - m~) where visible, row sums
+    const V e = emit_expf(b, b.fma(b.alu(x[static_cast<size_t>(k)]), m[k % 4 / 2]));
+    p.push_back(e);
+    l[k % 4 / 2] = b.fma(l[k % 4 / 2], e);
+  }
+  for (auto& ll : l) ll = emit_quad_reduce(b, ll, Pipe::fma);
+  V scale_o[2], scale_p[2];
+  for (int r = 0; r < 2; ++r) {  // m_new, l_new, the two rescale factors
+    const V mo = b.lds(128), lo = b.lds(128);
+    const V mn = b.alu(mo, m[r]);
+    const V ea = emit_expf(b, b.fma(mo, mn)), eb = emit_expf(b, b.fma(m[r], mn));
+    const V ln = b.fma(b.fma(ea, lo), eb, l[r]);
+    scale_o[r] = emit_fdiv(b, b.fma(ea, lo), ln);
+    scale_p[r] = emit_fdiv(b, eb, ln);
+    b.alu();
+  }
+  b.alu();  // __syncwarp
+  b.sts(128, scale_o[0]);
+  b.sts(128, scale_p[1]);
+  // P V: A = P from registers (packed), B = V by 16-bit pairs (k strided).
+  Fragments o(1, fo);
+  for (int kk = 0; kk < bc / 16; ++kk) {
+    const V a = b.alu(b.alu(p[static_cast<size_t>(kk * 8) % p.size()]), b.alu());
+    b.alu();
+    b.alu();
+    for (int f = 0; f < fo; ++f) {
+      const V b0 = b.alu(b.lds(64, b.alu()), b.lds(64, b.alu()));
+      const V b1 = b.alu(b.lds(64, b.alu()), b.lds(64, b.alu()));
+      V& last = o.at(0, f, fo);
+      last = b.mma(last, a, b1);
+      (void)b0;
+    }
+  }
+  for (int k = 0; k < fo * 4; ++k) {  // O_i update in shared memory, element by element (2-byte accesses)
+    const V old = b.alu(b.lds(64, b.alu()));
+    b.sts(64, b.alu(b.fma(b.fma(old, scale_o[k % 4 / 2]), scale_p[k % 4 / 2], o.last[static_cast<size_t>(k / 4)])));
+  }
+  b.barrier();
+  emit_tile_store(b, br, d, elem, threads);  // O_i
+  for (i64 r = 0; r < ceil_div(br, threads); ++r) {
+    b.stg(b.lds(128), b.alu());
+    b.stg(b.lds(128), b.alu());
+  }
+  b.barrier();
+  return b.take();
+}
+
+// FA1's outer step: K_j, V_j into shared memory (synchronous copies).
+WarpProgram fa1_outer_load(int d, int bc, i64 elem, i64 threads, const char* name) {
+  ProgramBuilder b(name);
+  b.repeat(Pipe::alu, 8);
+  emit_sync_tile_load(b, bc, d, elem, threads);
+  emit_sync_tile_load(b, bc, d, elem, threads);
+  return b.take();
+}
+
+// Initialisation in global memory by 16-byte stores (O = 0, l, m; or dK, dV, dQaccum = 0).
+WarpProgram global_fill(i64 bytes, i64 threads, const char* name) {
+  ProgramBuilder b(name);
+  const i64 per_thread = ceil_div(bytes / 16, threads);
+  for (i64 k = 0; k < per_thread; ++k) b.stg(kNone, b.alu(b.alu(b.alu())));
+  return b.take();
+}
+
+// FlashAttention (v1) backward (kernels/fa1/fa1_backward.cu): 8 warps.
+WarpProgram fa1_backward_step(int d, int br, int bc, i64 elem, bool masked) {
+  constexpr int kWarps = static_cast<int>(Fa1BackwardSchedule::kWarps);
+  const i64 threads = 32 * kWarps;
+  auto grid = [&](int m, int n, int& fm, int& fn) {
+    const int wm = std::max(1, rows_first_warps_m(m, kWarps));
+    fm = std::max(1, m / wm / 16);
+    fn = std::max(1, n / std::max(1, kWarps / wm) / 8);
+  };
+  int s_fm, s_fn, kv_fm, kv_fn, q_fm, q_fn;
+  grid(br, bc, s_fm, s_fn);
+  grid(bc, d, kv_fm, kv_fn);
+  grid(br, d, q_fm, q_fn);
+  ProgramBuilder b("fa1_bwd d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
+                   (masked ? " masked" : ""));
+  b.repeat(Pipe::alu, 12);
+  emit_sync_tile_load(b, br, d, elem, threads);  // Q_i
+  emit_sync_tile_load(b, br, d, elem, threads);  // O_i
+  emit_sync_tile_load(b, br, d, elem, threads);  // dO_i
+  emit_sync_tile_load(b, br, d, 4, threads);     // dQaccum_i (fp32)
+  for (i64 r = 0; r < ceil_div(br, threads); ++r) {
+    b.sts(128, b.ldg(128, b.alu()));
+    b.sts(128, b.ldg(128, b.alu()));
+  }
+  b.barrier();
+  // D_i = rowsum(dO_i o O_i): a thread per row (warps past BR/32 idle), d
+  // dependent FMAs over 2-byte shared loads.
+  if (br >= 32) {
+    V dot = kNone;
+    for (int c = 0; c < d; ++c) dot = b.fma(b.alu(b.lds(64, b.alu())), b.alu(b.lds(64)), dot);
+    b.sts(128, dot);
+  }
+  Fragments sa(s_fm, s_fn);
+  emit_pair_gemm(b, sa, s_fm, s_fn, d, true, true);  // S
+  std::vector<V> p;
+  for (int k = 0; k < s_fm * s_fn * 4; ++k) {  // P = exp(scale S - m) / l where visible
+    const V lr = b.lds(128), mr = b.lds(128);
+    V v = b.alu(b.alu(), masked ? b.alu(b.alu()) : kNone);
+    v = emit_fdiv(b, emit_expf(b, b.fma(sa.last[static_cast<size_t>(k / 4)], mr)), lr);
+    p.push_back(b.alu(v, v));
+  }
+  for (size_t k = 0; k + 1 < p.size(); k += 2) b.sts(128, b.alu(p[k], p[k + 1]), b.alu());  // stage P
+  Fragments dp(s_fm, s_fn);
+  emit_pair_gemm(b, dp, s_fm, s_fn, d, true, true);  // dP
+  b.barrier();
+  std::vector<V> ds;
+  for (int k = 0; k < s_fm * s_fn * 4; ++k)
+    ds.push_back(b.fma(p[static_cast<size_t>(k)], b.fma(dp.last[static_cast<size_t>(k / 4)], b.lds(128))));
+  for (size_t k = 0; k + 1 < ds.size(); k += 2) b.sts(128, b.alu(ds[k], ds[k + 1]), b.alu());  // stage dS
+  b.barrier();
+  Fragments dv(kv_fm, kv_fn), dk(kv_fm, kv_fn), dq(q_fm, q_fn);
+  emit_pair_gemm(b, dv, kv_fm, kv_fn, br, false, false);  // dV += P^T dO
+  emit_pair_gemm(b, dk, kv_fm, kv_fn, br, false, false);  // dK += dS^T Q
+  emit_pair_gemm(b, dq, q_fm, q_fn, bc, true, false);     // dQ = dS K
+  for (int k = 0; k < q_fm * q_fn * 4; ++k)                // dQ_i += scale dQ in shared memory
+    b.sts(128, b.fma(dq.last[static_cast<size_t>(k / 4)], b.lds(128, b.alu())));
+  b.barrier();
+  const i64 per_thread = ceil_div(br * d * 4 / 16, threads);  // dQaccum_i back, float4 chunks
+  for (i64 k = 0; k < per_thread; ++k) b.stg(b.lds(512, b.alu()), b.alu());
+  b.barrier();
+  return b.take();
+}
+
+WarpProgram fa1_backward_outer_store(int d, int bc, i64 elem) {
+  constexpr int kWarps = static_cast<int>(Fa1BackwardSchedule::kWarps);
+  const int wm = std::max(1, rows_first_warps_m(bc, kWarps));
+  const int fm = std::max(1, bc / wm / 16), fn = std::max(1, d / std::max(1, kWarps / wm) / 8);
+  ProgramBuilder b("fa1_bwd dK dV");
+  b.barrier();
+  for (int t = 0; t < 2; ++t)
+    for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.fma(), b.fma()), b.alu());
+  b.barrier();
+  emit_tile_store(b, bc, d, elem, 32 * kWarps);
+  emit_tile_store(b, bc, d, elem, 32 * kWarps);
+  b.barrier();
+  return b.take();
+}
+
+WarpProgram fa1_backward_convert(i64 seq_q, int d, i64 threads) {
+  ProgramBuilder b("fa1_bwd dQ");
+  const i64 per_thread = ceil_div(seq_q * d / 8, threads);
+  for (i64 k = 0; k < per_thread; ++k) {
+    const V lo = b.ldg(512, b.alu(b.alu())), hi = b.ldg(512, b.alu());
+    b.stg(b.alu(b.fma(lo), b.fma(hi)), b.alu());
+  }
+  return b.take();
+}
+
+void put(KernelPrograms& out, int id, WarpProgram p) {
+  if (out.programs.size() <= static_cast<size_t>(id)) out.programs.resize(static_cast<size_t>(id) + 1);
+  out.programs[static_cast<size_t>(id)] = std::move(p);
+}
+
+}  // namespace
+
+KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
+  KernelPrograms out;
+  out.warps = k.cta.threads / 32;
+  switch (k.kind) {
+    case KernelKind::fa2_fwd: {
+      const auto& s = k.as<Fa2ForwardSchedule>();
+      const int d = round16(s.head_dim), bm = round16(s.tiles.block_m), bn = round16(s.tiles.block_n);
+      put(out, kMainStep, fa2_forward_step(d, bm, bn, elem, false));
+      put(out, kMaskedStep, fa2_forward_step(d, bm, bn, elem, true));
+      put(out, kEpilogue, fa2_forward_epilogue(d, bm, bn, elem));
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::fa2_bwd_main: {
+      const auto& s = k.as<Fa2BackwardSchedule>();
+      const int d = round16(s.head_dim), bm = round16(s.tiles.block_m), bn = round16(s.tiles.block_n);
+      put(out, kMainStep, fa2_backward_step(d, bm, bn, elem, false));
+      put(out, kMaskedStep, fa2_backward_step(d, bm, bn, elem, true));
+      put(out, kEpilogue, fa2_backward_epilogue(d, bm, bn, elem));
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::fa2_bwd_preprocess:
+    case KernelKind::fa2_bwd_convert_dq:
+      put(out, kMainStep, fa2_row_kernel(k.kind, k.as<RowBlockSchedule>(), elem));
+      out.loads_in_program = true;
+      break;
+    case KernelKind::fa1_fwd:
+    case KernelKind::fa1_swapped_fwd: {
+      const auto& t = k.kind == KernelKind::fa1_fwd ? k.as<Fa1ForwardSchedule>().tiles
+                                                    : k.as<Fa1SwappedForwardSchedule>().tiles;
+      const i64 dd = k.kind == KernelKind::fa1_fwd ? k.as<Fa1ForwardSchedule>().head_dim
+                                                   : k.as<Fa1SwappedForwardSchedule>().head_dim;
+      const int d = round16(dd), br = round16(t.block_m), bc = round16(t.block_n);
+      put(out, kMainStep, fa1_forward_step(d, br, bc, elem, false));
+      put(out, kMaskedStep, fa1_forward_step(d, br, bc, elem, true));
+      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_fwd K V"));
+      put(out, kPrologue, global_fill(t.seq_q * (d * elem + 8), k.cta.threads, "fa1_fwd init"));
+      out.tensor = true;
+      out.loads_in_program = true;
+      break;
+    }
+    case KernelKind::fa1_bwd: {
+      const auto& s = k.as<Fa1BackwardSchedule>();
+      const int d = round16(s.head_dim), br = round16(s.tiles.block_m), bc = round16(s.tiles.block_n);
+      put(out, kMainStep, fa1_backward_step(d, br, bc, elem, false));
+      put(out, kMaskedStep, fa1_backward_step(d, br, bc, elem, true));
+      put(out, kKeyStore, fa1_backward_outer_store(d, bc, elem));
+      // Each initialisation step clears one tensor of seq rows x d (the trace's steps).
+      put(out, kPrologue, global_fill(std::max(s.tiles.seq_k * elem, s.tiles.seq_q * 4) * d, k.cta.threads,
+                                      "fa1_bwd init"));
+      put(out, kFinalStep, fa1_backward_convert(s.tiles.seq_q, d, k.cta.threads));
+      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_bwd K V"));
+      out.tensor = true;
+      out.loads_in_program = true;
+      break;
+    }
+    case KernelKind::gemm: {
+      const auto& g = k.as<GemmPlan>();
+      put(out, kMainStep, gemm_chunk(g, elem));
+      put(out, kEpilogue, gemm_epilogue(g));
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::softmax_fwd:
+    case KernelKind::softmax_bwd: {
+      const auto& sp = k.as<SoftmaxPlan>();
+      const bool bwd = k.kind == KernelKind::softmax_bwd;
+      put(out, kMainStep, softmax_program(sp, bwd, false));
+      if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true));
+      out.loads_in_program = true;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace iosim::schedule
