@@ -3,6 +3,7 @@
 // result with a `setup` text saying how it ran.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 
 #include "kernels/common/device_buffer.h"
 #include "sim/common/hd.h"
@@ -23,8 +24,9 @@ struct Plan {
   i64 dram_bytes = 0;         // each streaming buffer
   i64 l2_read_bytes = 0;      // bytes one L2 re-read launch reads
   int sweep_step_eighths = 0;  // resident sweeps step by 2^(step/8)
+  std::ostream* log = nullptr;  // the raw points of sweeps and chases, for a look after one run
 };
-Plan make_plan(bool quick, const profile::DeviceFacts& device);
+Plan make_plan(bool quick, const profile::DeviceFacts& device, std::ostream* log);
 
 // Reads the first `bytes` of the L2 through a larger buffer, in chunks each
 // read three times: the flush's lines are re-used like the benchmark's, so a

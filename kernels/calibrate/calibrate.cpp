@@ -89,8 +89,9 @@ std::string num(double v, int significant = 4) { return profile::plain_decimal(v
 
 namespace bench {
 
-Plan make_plan(bool quick, const profile::DeviceFacts& device) {
+Plan make_plan(bool quick, const profile::DeviceFacts& device, std::ostream* log) {
   Plan p;
+  p.log = log;
   p.quick = quick;
   p.runs = 5;
   p.sm_count = static_cast<int>(device.sm_count);
@@ -100,7 +101,7 @@ Plan make_plan(bool quick, const profile::DeviceFacts& device) {
   p.pipe_ns = (quick ? 5 : 30) * kMs;
   p.tensor_ns = (quick ? 5 : 100) * kMs;
   p.warmup_ns = (quick ? 20 : 500) * kMs;
-  p.dram_bytes = quick ? i64{256} << 20 : i64{2} << 30;
+  p.dram_bytes = quick ? i64{1} << 30 : i64{2} << 30;  // well over the L2 (and its ~25 MB left dirty)
   p.l2_read_bytes = quick ? i64{1} << 30 : i64{8} << 30;
   p.sweep_step_eighths = quick ? 4 : 1;
   return p;
@@ -184,7 +185,7 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   Steps steps(log);
   profile::CalibrationMeasurements m;
   m.device = steps.run("device properties", [] { return bench::read_device_facts(); });
-  const bench::Plan plan = bench::make_plan(quick, m.device);
+  const bench::Plan plan = bench::make_plan(quick, m.device, log);
   m.date = today_utc();
   m.quick = quick;
   m.repetitions = plan.runs;

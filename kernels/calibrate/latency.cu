@@ -6,6 +6,7 @@
 // SM k: a far line is slow on its first read only, a copy then sits near).
 #include <algorithm>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -147,6 +148,12 @@ Latencies latencies(const Plan& plan, const L2Flush& flush) {
     if (lat.empty()) continue;
     first.push_back(as_doubles(lat, 0, kChaseLines));
     second.push_back(as_doubles(lat, kChaseLines, kChaseLines));
+    if (plan.log != nullptr) {
+      const NearFar one = near_far({first.back()}, {second.back()});
+      *plan.log << "    SM " << sm << ": first reads " << profile::plain_decimal(mean(first.back()), 4)
+                << ", second " << profile::plain_decimal(mean(second.back()), 4) << " raw cycles (mean)"
+                << (one.far_sms > 0 ? ", far hits " + profile::plain_decimal(one.far, 4) : std::string()) << "\n";
+    }
   }
   const NearFar nf = near_far(first, second);
   out.near = nf.near - out.timing_overhead;

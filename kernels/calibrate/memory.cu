@@ -4,6 +4,7 @@
 // and one wave of CTAs; every figure is the median of plan.runs timed runs
 // after a warm-up run.
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,18 @@ SweepPoint chase_point(const Plan& plan, int grid, const kernels::DeviceBuffer<s
   return {working_set, profile::median(cold), profile::median(warm)};
 }
 
+// Each point as a log line: the per-access latencies and what they imply.
+void log_points(const Plan& plan, const char* what, const std::vector<SweepPoint>& points) {
+  if (plan.log == nullptr) return;
+  const double hit = points.front().warm;
+  for (const SweepPoint& p : points) {
+    const double fraction = (p.cold - p.warm) / (p.cold - hit);
+    *plan.log << "    " << what << " working set " << mib(static_cast<double>(p.working_set)) << ": cold "
+              << profile::plain_decimal(p.cold, 4) << ", warm " << profile::plain_decimal(p.warm, 4)
+              << " cycles per load, hit fraction " << profile::plain_decimal(fraction, 3) << "\n";
+  }
+}
+
 // base x 2^(k/8) for k = first, first + step, ..., last, in whole lines.
 std::vector<i64> geometric_sizes(double base, int first, int last, int step) {
   std::vector<i64> out;
@@ -280,6 +293,7 @@ profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush)
   std::vector<SweepPoint> points;
   for (const i64 ws : sizes)
     points.push_back(chase_point<false>(plan, grid, buf, ws, nullptr, 0, [&] { flush.run(); }));
+  log_points(plan, "L2", points);
   profile::ResidentSweep out = resident_capacity(points);
   out.setup = "all SMs, " + std::to_string(grid / plan.sm_count) + " CTA x " + std::to_string(kChaseThreads / 32) +
               " warps per SM, one lane per warp chasing its share of the 128 B lines with dependent ld.global.cg; "
@@ -301,6 +315,7 @@ profile::ResidentSweep l1_resident_sweep(const Plan& plan) {
   std::vector<SweepPoint> points;
   for (const i64 ws : sizes)
     points.push_back(chase_point<true>(plan, 1, buf, ws, evict.get(), evict_bytes / kLine, [] {}));
+  log_points(plan, "L1", points);
   profile::ResidentSweep out = resident_capacity(points);
   out.setup = "one CTA of " + std::to_string(kChaseThreads / 32) +
               " warps, one lane per warp chasing its share of the 128 B lines with dependent ld.global.ca; per "
