@@ -256,10 +256,10 @@ class ProfileReader {
     const bool none = text == "none";  // the parser accepted it, so the kind allows it
     if (!none && !k.range.contains(v))
       fail(line, key_path, "'" + text + "' is outside " + k.range.text(), kind_valid(k.kind));
-    if (k.kind == ValueKind::count || k.kind == ValueKind::size)
-      set(k, static_cast<i64>(v));
-    else
-      set(k, v);
+    // Counts and sizes are stored exactly, from the parser's 64-bit integer.
+    if (k.kind == ValueKind::count) return set(k, *parse_count(text).value);
+    if (k.kind == ValueKind::size) return set(k, *parse_size_bytes(text).value);
+    set(k, v);
   }
 
   // Optional `kernel_families:` map: for each listed family (a name of
