@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the kernels, the harness and the GPU tests here for the GPU machine
+# Builds the kernels, the harness, the iosim CLI and the GPU tests here for the GPU machine
 # (sm_90, full block-size menu by default) and packs the executables a device
 # call needs into build-gpu-carry/bins.tar.xz (pass carry: ["build-gpu-carry"];
 # scripts/gpu_device_run.sh unpacks it with Python's lzma, which the GPU
@@ -22,8 +22,9 @@ stage="$build"/stage
 rm -rf "$stage" "$carry"
 mkdir -p "$stage/obj" "$carry"
 cp "$build"/kernels/iosim-kernels "$stage/"
+cp "$build"/sim/iosim "$stage/"  # the CLI with `iosim calibrate` (linked with the CUDA library here)
 find "$build"/tests/gpu -maxdepth 1 -name 'test_gpu_*' -type f -executable -exec cp {} "$stage/" \;
-strip "$stage"/iosim-kernels "$stage"/test_gpu_*  # host symbols only; device code keeps its line info
+strip "$stage"/iosim-kernels "$stage"/iosim "$stage"/test_gpu_*  # host symbols only; device code keeps its line info
 # The fp16 FA2 objects, for cuobjdump -sass on the GPU machine (no cuobjdump here).
 cp "$build"/kernels/CMakeFiles/iosim_kernels.dir/fa2/fa2_{fwd,bwd}_fp16_d{64,128}.cu.o "$stage/obj/"
 # The compiler's register/spill report per kernel (from -Xptxas -v).

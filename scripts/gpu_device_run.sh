@@ -2,9 +2,9 @@
 # The one command a device call runs (see kernels/README.md): GPU tests,
 # compute-sanitizer, the benchmark against PyTorch, and Nsight Compute on the
 # main kernels; everything lands under $OUT (results.tar.gz plus the tables).
-#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|sweep|fwdsweep|ncu|sass ...]
-# BINS is build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh (iosim-kernels
-# and the test_gpu_* executables) or a folder holding them. With no step
+#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|sweep|fwdsweep|ncu|sass|calibrate ...]
+# BINS is build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh (iosim-kernels,
+# iosim and the test_gpu_* executables) or a folder holding them. With no step
 # names: tests sanitize bench ncu.
 set -uo pipefail
 bins=$1
@@ -40,6 +40,7 @@ for step in $steps; do
   case $step in
     tests)
       export IOSIM_KERNELS_CLI=$bindir/iosim-kernels  # for test_gpu_launch_checks
+      export IOSIM_CLI=$bindir/iosim                  # for test_gpu_calibrate (ncu runs its probe mode)
       for t in "$bindir"/test_gpu_*; do
         "$t" --log_level=message --report_level=short > "$r/$(basename "$t").log" 2>&1
         echo "$(basename "$t"): exit $? ($(tail -1 "$r/$(basename "$t").log"))"
@@ -105,6 +106,16 @@ with open(sys.argv[1] + "/sass-main.txt", "w") as out:
         os.remove(path)
 PY
       ;;
+    calibrate)
+      # `iosim calibrate` (full benchmarks, Nsight Compute included) -> $OUT/<name>.yaml, then its GPU test.
+      # IOSIM_CALIBRATE_NAME names the profile (e.g. h200-sxm-141gb); default: the GPU's name.
+      name=${IOSIM_CALIBRATE_NAME:-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')}
+      "$bindir/iosim" calibrate --out "$out/$name.yaml" 2> "$r/calibrate-$name.log"
+      echo "iosim calibrate: exit $? -> $out/$name.yaml"
+      tail -12 "$r/calibrate-$name.log"
+      cp "$out/$name.yaml" "$r/" 2>/dev/null
+      IOSIM_CLI=$bindir/iosim "$bindir/test_gpu_calibrate" --log_level=message --report_level=short > "$r/test_gpu_calibrate.log" 2>&1
+      echo "test_gpu_calibrate: exit $? ($(tail -1 "$r/test_gpu_calibrate.log"))" ;;
     ncu)
       metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_xu.sum,dram__bytes_read.sum
       for cfg in "fwd 64 fa2_forward" "fwd 128 fa2_forward" "bwd 64 fa2_backward_kernel" "bwd 128 fa2_backward_kernel"; do

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -22,8 +23,9 @@ struct Result {
   std::string out;  // stdout and stderr together
 };
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(IOSIM_CLI_PATH) + " " + args + " 2>&1";
+// `env` (e.g. "VAR=value") is put before the command.
+Result run_with_env(const std::string& env, const std::string& args) {
+  const std::string cmd = env + " " + std::string(IOSIM_CLI_PATH) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   BOOST_REQUIRE(pipe != nullptr);
   std::string out;
@@ -32,6 +34,8 @@ Result run(const std::string& args) {
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+Result run(const std::string& args) { return run_with_env("", args); }
 
 pt::ptree json_of(const std::string& args) {
   const Result r = run(args + " --json");
@@ -107,7 +111,7 @@ BOOST_AUTO_TEST_CASE(one_million_tokens_count_in_64_bit) {
 
 BOOST_AUTO_TEST_CASE(help_is_available_on_every_command) {
   for (const char* cmd : {"--help", "simulate --help", "profiles --help", "trace --help", "replay --help",
-                          "numerics --help"}) {
+                          "numerics --help", "calibrate --help"}) {
     const Result r = run(cmd);
     BOOST_TEST(r.exit_code == 0, cmd);
     BOOST_TEST(contains(r.out, "usage:"), cmd);
@@ -200,4 +204,36 @@ BOOST_AUTO_TEST_CASE(malformed_trace_file_is_rejected_with_its_line) {
   BOOST_TEST(r.exit_code == 2, r.out);
   BOOST_TEST(contains(r.out, path + ":1"), r.out);
   std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(calibrate_without_a_gpu_exits_2_with_one_line_saying_why) {
+  // CUDA_VISIBLE_DEVICES= hides every GPU, so this holds on a GPU machine too.
+  const std::string out = "/tmp/iosim_test_calibrate_" + std::to_string(getpid()) + ".yaml";
+  const Result r = run_with_env("CUDA_VISIBLE_DEVICES=", "calibrate --quick --out " + out);
+  BOOST_TEST(r.exit_code == 2, r.out);
+  const std::string why = IOSIM_CLI_WITH_CUDA ? "calibrate needs a GPU: no CUDA device"
+                                              : "iosim was built without CUDA (no nvcc at configure time); "
+                                                "calibrate needs a CUDA build and a GPU";
+  BOOST_TEST(contains(r.out, "iosim: error: calibrate"), r.out);
+  BOOST_TEST(contains(r.out, why), r.out);
+  BOOST_TEST(std::count(r.out.begin(), r.out.end(), '\n') == 1, r.out);
+  BOOST_TEST(!std::ifstream(out).good(), "no profile may be written");
+}
+
+BOOST_AUTO_TEST_CASE(calibrate_flags_are_checked_before_any_measurement) {
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"calibrate --out profile.txt", "must end in .yaml"},
+      {"calibrate --out /nonexistent/dir/h200.yaml", "does not exist"},
+      {"calibrate --out /tmp/h200.yaml --name h100", "differs from the stem"},
+      {"calibrate --name 'H200 SXM'", "is not a profile name"},
+      {"calibrate --bogus", "unknown flag"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    BOOST_TEST(r.exit_code == 2, c.args << " -> " << r.out);
+    BOOST_TEST(contains(r.out, c.expect), c.args << " -> " << r.out);
+  }
 }

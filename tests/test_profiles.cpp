@@ -7,8 +7,6 @@
 #define BOOST_TEST_MODULE test_profiles
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -23,10 +21,13 @@
 #include "sim/common/error.h"
 #include "sim/profile/hardware_profile.h"
 #include "sim/profile/units.h"
+#include "tests/test_files.h"
 
 namespace fs = std::filesystem;
 using iosim::InputError;
 using iosim::profile::HardwareProfile;
+using iosim::testing::read_text;
+using iosim::testing::TempDir;
 
 namespace {
 
@@ -34,13 +35,6 @@ const fs::path kShippedDir = fs::path(IOSIM_TEST_DATA_DIR) / ".." / ".." / "hw_p
 const fs::path kBadDir = fs::path(IOSIM_TEST_DATA_DIR) / "profiles_bad";
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  BOOST_REQUIRE_MESSAGE(in, "cannot read " << p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -72,27 +66,6 @@ int marked_line(const std::string& text, const std::string& marker) {
   BOOST_FAIL("no line contains '" << marker << "'");
   return -1;
 }
-
-// A scratch directory removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("iosim_test_profiles_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // The A100 40GB profile with one edit, written under its own stem.
 struct EditedProfile {

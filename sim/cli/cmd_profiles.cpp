@@ -4,15 +4,22 @@
 #include "sim/cli/args.h"
 #include "sim/cli/commands.h"
 #include "sim/profile/hardware_profile.h"
+#include "sim/profile/schema.h"
 #include "sim/report/count_report.h"
 
 namespace iosim::cli {
 
 int cmd_profiles(const Args& args) {
   ArgParser parser("profiles", "Lists the hardware profiles in the profile directory ($IOSIM_PROFILE_DIR or hw_profiles/).");
+  parser.add("schema-markdown", ArgParser::Kind::flag, "",
+             "print the profile schema's key tables (hw_profiles/README.md's, generated from sim/profile/schema.cpp)");
   parser.parse(args);
   if (parser.help_requested()) {
     std::cout << parser.help();
+    return 0;
+  }
+  if (parser.flag("schema-markdown")) {
+    std::cout << profile::schema_markdown();
     return 0;
   }
   const std::string dir = profile::default_profile_dir();

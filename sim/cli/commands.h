@@ -14,5 +14,6 @@ int cmd_profiles(const Args& args);  // `iosim profiles`
 int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`
 int cmd_replay(const Args& args);    // `iosim replay FILE`
 int cmd_numerics(const Args& args);  // `iosim numerics ...`: tiled CPU execution vs double reference
+int cmd_calibrate(const Args& args); // `iosim calibrate`: microbenchmarks on the GPU -> a profile
 
 }  // namespace iosim::cli

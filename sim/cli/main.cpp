@@ -22,6 +22,7 @@ const std::map<std::string, Command>& commands() {
       {"replay", {cmd_replay, "run a trace file through the memory model and timing engine"}},
       {"profiles", {cmd_profiles, "list the hardware profiles"}},
       {"numerics", {cmd_numerics, "run an algorithm's tiled loop nest on the CPU and report its error vs a double reference"}},
+      {"calibrate", {cmd_calibrate, "measure the present GPU with microbenchmarks and write its hardware profile"}},
   };
   return table;
 }

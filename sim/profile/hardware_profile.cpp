@@ -1,26 +1,26 @@
-// Strict loader for hw_profiles/*.yaml. The schema below is the single list of
-// keys: each names its section, its unit kind and the struct field it fills,
-// so reading, the unknown-key check and the messages cannot drift apart.
-// hw_profiles/README.md documents the same keys for people.
+// Strict loader for hw_profiles/*.yaml, driven by the schema table
+// (sim/profile/schema.h): reading, the unknown-key check, the ranges and the
+// messages all come from it, so they cannot drift apart.
 #include "sim/profile/hardware_profile.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "sim/common/error.h"
+#include "sim/profile/schema.h"
 #include "sim/profile/units.h"
 
 namespace iosim::profile {
@@ -28,88 +28,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Kind {
-  count,               // plain whole number
-  size,                // bytes
-  bandwidth,           // bytes/s
-  frequency,           // Hz
-  flop_rate,           // FLOP/s
-  flop_rate_or_none,   // FLOP/s, or `none` where the GPU lacks the unit (stored as 0)
-  op_rate,             // operations/s
-  latency,             // SM cycles (ns converted with sm.clock)
-  cycles_or_zero,      // SM cycles as latency, but 0 allowed (a window or overhead that is off)
-  size_or_none,        // bytes, or `none` (stored as infinity: no limit)
-  fraction,            // (0, 1]
-  dram_kind,           // one of kDramKinds
-  compute_capability,  // "<major>.<minor>"
-};
-
-using Target = std::variant<i64 HardwareProfile::*, double HardwareProfile::*,
-                            std::string HardwareProfile::*>;
-
-struct Field {
-  std::string_view key;
-  Kind kind;
-  Target target;
-};
-
-struct Section {
-  std::string_view key;
-  std::vector<Field> fields;
-};
-
-constexpr std::array<std::string_view, 5> kDramKinds{"HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"};
-
-// Order matters: sm.clock is read before any latency that may be given in ns.
-const std::vector<Section>& schema() {
-  using P = HardwareProfile;
-  static const std::vector<Section> sections{
-      {"sm",
-       {{"count", Kind::count, &P::sm_count},
-        {"clock", Kind::frequency, &P::sm_clock_hz},
-        {"smem_per_sm", Kind::size, &P::smem_per_sm_bytes},
-        {"smem_per_block", Kind::size, &P::smem_per_block_bytes},
-        {"l1_smem_per_sm", Kind::size, &P::l1_per_sm_bytes},
-        {"registers", Kind::count, &P::registers_per_sm},
-        {"max_registers_per_thread", Kind::count, &P::max_registers_per_thread},
-        {"max_threads", Kind::count, &P::max_threads_per_sm},
-        {"max_warps", Kind::count, &P::max_warps_per_sm},
-        {"max_ctas", Kind::count, &P::max_ctas_per_sm}}},
-      {"l2",
-       {{"size", Kind::size, &P::l2_bytes},
-        {"line", Kind::size, &P::l2_line_bytes},
-        {"sector", Kind::size, &P::l2_sector_bytes},
-        {"partitions", Kind::count, &P::l2_partitions},
-        {"associativity", Kind::count, &P::l2_associativity},
-        {"bandwidth", Kind::bandwidth, &P::l2_bandwidth_bytes_per_s},
-        {"merge_window", Kind::cycles_or_zero, &P::l2_merge_window_cycles},
-        {"dirty_limit", Kind::size_or_none, &P::l2_dirty_limit_bytes}}},
-      {"dram",
-       {{"kind", Kind::dram_kind, &P::dram_kind},
-        {"capacity", Kind::size, &P::dram_capacity_bytes},
-        {"peak_bandwidth", Kind::bandwidth, &P::dram_peak_bandwidth_bytes_per_s},
-        {"achievable_fraction", Kind::fraction, &P::dram_achievable_fraction}}},
-      {"latency",
-       {{"smem", Kind::latency, &P::smem_latency_cycles},
-        {"l2_near", Kind::latency, &P::l2_near_latency_cycles},
-        {"l2_far", Kind::latency, &P::l2_far_latency_cycles},
-        {"dram", Kind::latency, &P::dram_latency_cycles}}},
-      {"compute",
-       {{"tensor_fp16", Kind::flop_rate, &P::tensor_fp16_flops_per_s},
-        {"tensor_bf16", Kind::flop_rate_or_none, &P::tensor_bf16_flops_per_s},
-        {"fp32", Kind::flop_rate, &P::fp32_flops_per_s},
-        {"sfu", Kind::op_rate, &P::sfu_ops_per_s}}},
-  };
-  return sections;
-}
-
-// Top-level keys besides the sections.
-constexpr std::array<std::string_view, 3> kHeaderKeys{"name", "display_name",
-                                                      "compute_capability"};
 constexpr std::array<std::string_view, 2> kLeafKeys{"value", "source"};
-// The optional section of timing calibrations: kernel_families.<family>.<key>.
-constexpr std::string_view kFamiliesKey = "kernel_families";
-constexpr std::array<std::string_view, 2> kFamilyKeys{"compute_efficiency", "step_overhead"};
+
+std::vector<std::string_view> key_names(const std::vector<SchemaKey>& keys) {
+  std::vector<std::string_view> names;
+  for (const SchemaKey& k : keys) names.push_back(k.key);
+  return names;
+}
 
 template <typename Names>
 std::string join(const Names& names) {
@@ -133,27 +58,6 @@ int line_of(const YAML::Node& node) {
 
 std::string bytes_text(i64 bytes) { return std::to_string(bytes) + " B"; }
 
-std::string kind_valid(Kind kind) {
-  switch (kind) {
-    case Kind::count: return "a whole number > 0 with no unit, e.g. 108";
-    case Kind::size: return valid_units(UnitKind::size);
-    case Kind::bandwidth: return valid_units(UnitKind::bandwidth);
-    case Kind::frequency: return valid_units(UnitKind::frequency);
-    case Kind::flop_rate: return valid_units(UnitKind::flop_rate);
-    case Kind::flop_rate_or_none:
-      return valid_units(UnitKind::flop_rate) + ", or none where the GPU lacks the unit";
-    case Kind::op_rate: return valid_units(UnitKind::op_rate);
-    case Kind::latency: return valid_units(UnitKind::latency) + " (ns converted with sm.clock)";
-    case Kind::cycles_or_zero:
-      return valid_units(UnitKind::latency) + ", >= 0 (0 = off; ns converted with sm.clock)";
-    case Kind::size_or_none: return valid_units(UnitKind::size) + ", or none (no limit)";
-    case Kind::fraction: return "a plain number in (0, 1], e.g. 0.9";
-    case Kind::dram_kind: return "one of " + join(kDramKinds);
-    case Kind::compute_capability: return "<major>.<minor> as a string, e.g. \"8.0\"";
-  }
-  return "a value";
-}
-
 // Reads one file into a HardwareProfile; every failure names file, line and key.
 class ProfileReader {
  public:
@@ -166,8 +70,12 @@ class ProfileReader {
       fail(line_of(root), "(document)", "the file is not a YAML map of profile keys",
            "a map with keys " + join(top_level_keys()));
     check_keys(root, "", top_level_keys());
-    read_header(root);
-    for (const Section& section : schema()) read_section(root, section);
+    for (const SchemaSection& section : profile_schema()) {
+      if (section.key.empty())
+        read_header(root, section);
+      else
+        read_section(root, section);
+    }
     read_kernel_families(root);
     check_consistency();
     return profile_;
@@ -182,8 +90,13 @@ class ProfileReader {
   }
 
   static std::vector<std::string_view> top_level_keys() {
-    std::vector<std::string_view> keys(kHeaderKeys.begin(), kHeaderKeys.end());
-    for (const Section& s : schema()) keys.push_back(s.key);
+    std::vector<std::string_view> keys;
+    for (const SchemaSection& s : profile_schema()) {
+      if (s.key.empty())
+        for (const SchemaKey& k : s.keys) keys.push_back(k.key);
+      else
+        keys.push_back(s.key);
+    }
     keys.push_back(kFamiliesKey);  // optional
     return keys;
   }
@@ -222,36 +135,42 @@ class ProfileReader {
     return node.Scalar();
   }
 
-  void read_header(const YAML::Node& root) {
-    const int root_line = line_of(root);
-    const std::string stem = fs::path(file_).stem().string();
-    const YAML::Node name = require(root, "", "name", root_line, "the file stem, " + stem);
-    profile_.name = plain_string(name, "name");
-    if (profile_.name != stem)
-      fail(line_of(name), "name", "'" + profile_.name + "' differs from the file name",
-           "the file stem, " + stem);
-    const YAML::Node display =
-        require(root, "", "display_name", root_line, "a string, e.g. NVIDIA A100-SXM4-40GB");
-    profile_.display_name = plain_string(display, "display_name");
-    const YAML::Node cc = require(root, "", "compute_capability", root_line,
-                                  "{value: ..., source: ...}");
-    store({"compute_capability", Kind::compute_capability, &HardwareProfile::compute_capability},
-          cc, "compute_capability");
+  static std::string leaf_shape(ValueKind kind) {
+    return "{value: " + kind_valid(kind) + ", source: \"...\"}";
   }
 
-  void read_section(const YAML::Node& root, const Section& section) {
-    std::vector<std::string_view> keys;
-    for (const Field& f : section.fields) keys.push_back(f.key);
+  // name (= the file stem), display_name (bare strings), compute_capability (a leaf).
+  void read_header(const YAML::Node& root, const SchemaSection& section) {
+    const int root_line = line_of(root);
+    const std::string stem = fs::path(file_).stem().string();
+    for (const SchemaKey& k : section.keys) {
+      const std::string path(k.key);
+      if (k.kind != ValueKind::plain_text) {
+        store(k, require(root, "", k.key, root_line, leaf_shape(k.kind)), path);
+        continue;
+      }
+      const bool is_name = k.key == "name";
+      const YAML::Node node = require(root, "", k.key, root_line,
+                                      is_name ? "the file stem, " + stem : "a string, e.g. NVIDIA A100-SXM4-40GB");
+      set(k, plain_string(node, path));
+      if (is_name && profile_.name != stem)
+        fail(line_of(node), path, "'" + profile_.name + "' differs from the file name", "the file stem, " + stem);
+    }
+  }
+
+  void read_section(const YAML::Node& root, const SchemaSection& section) {
+    const std::vector<std::string_view> keys = key_names(section.keys);
     const std::string path(section.key);
-    const YAML::Node node =
-        require(root, "", section.key, line_of(root), "a map with keys " + join(keys));
-    if (!node.IsMap())
-      fail(line_of(node), path, "expected a map", "a map with keys " + join(keys));
+    const YAML::Node node = root[path];
+    if (!node.IsDefined() && !section.required) return;
+    require(root, "", section.key, line_of(root), "a map with keys " + join(keys));
+    if (!node.IsMap()) fail(line_of(node), path, "expected a map", "a map with keys " + join(keys));
     check_keys(node, path, keys);
+    if (section.present != nullptr) profile_.sm_pipes.*section.present = true;
     const int line = section_line(root, section.key);
-    for (const Field& field : section.fields) {
-      const std::string shape = "{value: " + kind_valid(field.kind) + ", source: \"...\"}";
-      store(field, require(node, path, field.key, line, shape), join_path(path, field.key));
+    for (const SchemaKey& k : section.keys) {
+      if (!k.required && !node[std::string(k.key)].IsDefined()) continue;
+      store(k, require(node, path, k.key, line, leaf_shape(k.kind)), key_path(section, k));
     }
   }
 
@@ -263,9 +182,8 @@ class ProfileReader {
   }
 
   // A leaf is {value: <text>, source: "<where it came from>"}; returns the value node.
-  YAML::Node leaf_value(const YAML::Node& leaf, const std::string& key_path, Kind kind) const {
-    const std::string shape = "{value: " + kind_valid(kind) + ", source: \"...\"}";
-    if (!leaf.IsMap()) fail(line_of(leaf), key_path, "expected {value, source}", shape);
+  YAML::Node leaf_value(const YAML::Node& leaf, const std::string& key_path, ValueKind kind) const {
+    if (!leaf.IsMap()) fail(line_of(leaf), key_path, "expected {value, source}", leaf_shape(kind));
     check_keys(leaf, key_path, kLeafKeys);
     const int line = line_of(leaf);
     const YAML::Node value = require(leaf, key_path, "value", line, kind_valid(kind));
@@ -276,59 +194,83 @@ class ProfileReader {
            "where the value came from, or assumption: why");
     if (value.IsNull()) fail(line_of(value), key_path, "the value is empty", kind_valid(kind));
     if (!value.IsScalar())
-      fail(line_of(value), key_path, "expected a single value, not a list or map",
-           kind_valid(kind));
+      fail(line_of(value), key_path, "expected a single value, not a list or map", kind_valid(kind));
     return value;
   }
 
-  void store(const Field& field, const YAML::Node& leaf, const std::string& key_path) {
-    const YAML::Node value = leaf_value(leaf, key_path, field.kind);
+  // Parses a leaf's value text by the key's kind and checks the key's range;
+  // NaN stands for a text value (checked by the caller). Zero passes the
+  // parsers only where the range allows it.
+  double parse_number(const SchemaKey& k, const std::string& text, int line, const std::string& key_path) const {
+    auto check = [&](const auto& parsed) {
+      if (!parsed.value) fail(line, key_path, parsed.problem, parsed.valid);
+      return static_cast<double>(*parsed.value);
+    };
+    const bool zero_ok = k.range.lo_inclusive;
+    switch (k.kind) {
+      case ValueKind::count: return check(parse_count(text));
+      case ValueKind::size: return check(parse_size_bytes(text));
+      case ValueKind::size_or_none: {
+        if (text == "none") return std::numeric_limits<double>::infinity();
+        const auto parsed = parse_size_bytes(text);
+        if (!parsed.value) fail(line, key_path, parsed.problem, kind_valid(k.kind));
+        return static_cast<double>(*parsed.value);
+      }
+      case ValueKind::bandwidth: return check(parse_bandwidth(text));
+      case ValueKind::frequency: return check(parse_frequency(text));
+      case ValueKind::flop_rate: return check(parse_flop_rate(text));
+      case ValueKind::flop_rate_or_none: return text == "none" ? 0.0 : check(parse_flop_rate(text));
+      case ValueKind::op_rate: return check(parse_op_rate(text));
+      case ValueKind::latency:
+        return zero_ok ? check(parse_cycles_or_zero(text, profile_.sm_clock_hz))
+                       : check(parse_latency_cycles(text, profile_.sm_clock_hz));
+      case ValueKind::fraction: return check(parse_fraction(text));
+      case ValueKind::flop_per_cycle: return check(parse_per_cycle(text, UnitKind::flop_per_cycle, zero_ok));
+      case ValueKind::op_per_cycle: return check(parse_per_cycle(text, UnitKind::op_per_cycle, zero_ok));
+      case ValueKind::bytes_per_cycle: return check(parse_per_cycle(text, UnitKind::bytes_per_cycle, zero_ok));
+      case ValueKind::inst_per_cycle: return check(parse_per_cycle(text, UnitKind::inst_per_cycle, zero_ok));
+      case ValueKind::plain_text:
+      case ValueKind::compute_capability:
+      case ValueKind::dram_kind: return std::numeric_limits<double>::quiet_NaN();
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+
+  void store(const SchemaKey& k, const YAML::Node& leaf, const std::string& key_path) {
+    const YAML::Node value = leaf_value(leaf, key_path, k.kind);
     const int line = line_of(value);
     lines_[key_path] = line;
     const std::string text = value.Scalar();
-    auto check = [&](const auto& parsed) {
-      if (!parsed.value) fail(line, key_path, parsed.problem, parsed.valid);
-      return *parsed.value;
-    };
-    switch (field.kind) {
-      case Kind::count: return set(field, check(parse_count(text)));
-      case Kind::size: return set(field, check(parse_size_bytes(text)));
-      case Kind::bandwidth: return set(field, check(parse_bandwidth(text)));
-      case Kind::frequency: return set(field, check(parse_frequency(text)));
-      case Kind::flop_rate: return set(field, check(parse_flop_rate(text)));
-      case Kind::flop_rate_or_none:
-        return set(field, text == "none" ? 0.0 : check(parse_flop_rate(text)));
-      case Kind::op_rate: return set(field, check(parse_op_rate(text)));
-      case Kind::latency:
-        return set(field, check(parse_latency_cycles(text, profile_.sm_clock_hz)));
-      case Kind::cycles_or_zero:
-        return set(field, check(parse_cycles_or_zero(text, profile_.sm_clock_hz)));
-      case Kind::size_or_none: {
-        if (text == "none") return set(field, std::numeric_limits<double>::infinity());
-        const auto parsed = parse_size_bytes(text);
-        if (!parsed.value) fail(line, key_path, parsed.problem, kind_valid(field.kind));
-        return set(field, static_cast<double>(*parsed.value));
-      }
-      case Kind::fraction: return set(field, check(parse_fraction(text)));
-      case Kind::dram_kind:
-        if (std::find(kDramKinds.begin(), kDramKinds.end(), text) == kDramKinds.end())
-          fail(line, key_path, "unknown DRAM kind '" + text + "'", kind_valid(field.kind));
-        return set(field, text);
-      case Kind::compute_capability:
+    switch (k.kind) {
+      case ValueKind::dram_kind:
+        if (std::find(std::begin(kDramKinds), std::end(kDramKinds), text) == std::end(kDramKinds))
+          fail(line, key_path, "unknown DRAM kind '" + text + "'", kind_valid(k.kind));
+        return set(k, text);
+      case ValueKind::compute_capability:
         if (!is_compute_capability(text))
-          fail(line, key_path, "'" + text + "' is not <major>.<minor>", kind_valid(field.kind));
-        return set(field, text);
+          fail(line, key_path, "'" + text + "' is not <major>.<minor>", kind_valid(k.kind));
+        return set(k, text);
+      default: break;
     }
+    const double v = parse_number(k, text, line, key_path);
+    const bool none = text == "none";  // the parser accepted it, so the kind allows it
+    if (!none && !k.range.contains(v))
+      fail(line, key_path, "'" + text + "' is outside " + k.range.text(), kind_valid(k.kind));
+    // Counts and sizes are stored exactly, from the parser's 64-bit integer.
+    if (k.kind == ValueKind::count) return set(k, *parse_count(text).value);
+    if (k.kind == ValueKind::size) return set(k, *parse_size_bytes(text).value);
+    set(k, v);
   }
 
   // Optional `kernel_families:` map: for each listed family (a name of
-  // kKernelFamilyNames), both of kFamilyKeys as {value, source} leaves.
+  // kKernelFamilyNames), every key of family_schema() as a {value, source} leaf.
   void read_kernel_families(const YAML::Node& root) {
     const YAML::Node node = root[std::string(kFamiliesKey)];
     if (!node.IsDefined()) return;
     const std::string path(kFamiliesKey);
-    const std::string shape = "a map from kernel family (" + join(kKernelFamilyNames) +
-                              ") to {" + join(kFamilyKeys) + "}";
+    const std::vector<std::string_view> family_keys = key_names(family_schema());
+    const std::string shape = "a map from kernel family (" + join(kKernelFamilyNames) + ") to {" +
+                              join(family_keys) + "}";
     if (!node.IsMap() || node.size() == 0)
       fail(line_of(node), path, node.IsMap() ? "is empty" : "expected a map",
            shape + "; leave the section out when no family is calibrated");
@@ -339,33 +281,25 @@ class ProfileReader {
       const YAML::Node entry = it->second;
       if (!entry.IsMap())
         fail(line_of(entry), family_path, "expected a map",
-             "keys " + join(kFamilyKeys) + ", each {value: ..., source: \"...\"}");
-      check_keys(entry, family_path, kFamilyKeys);
+             "keys " + join(family_keys) + ", each {value: ..., source: \"...\"}");
+      check_keys(entry, family_path, family_keys);
       const auto index = static_cast<size_t>(
-          std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), name) -
-          kKernelFamilyNames.begin());
+          std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), name) - kKernelFamilyNames.begin());
       FamilyTiming& t = profile_.kernel_families[index];
       t.calibrated = true;
-      const int line = line_of(it->first);
-      auto leaf = [&](std::string_view key, Kind kind) {
-        const std::string key_path = join_path(family_path, key);
-        const std::string leaf_shape = "{value: " + kind_valid(kind) + ", source: \"...\"}";
-        const YAML::Node l = require(entry, family_path, key, line, leaf_shape);
-        const YAML::Node value = leaf_value(l, key_path, kind);
+      for (const SchemaKey& k : family_schema()) {
+        const std::string key_path = join_path(family_path, k.key);
+        const YAML::Node l = require(entry, family_path, k.key, line_of(it->first), leaf_shape(k.kind));
+        const YAML::Node value = leaf_value(l, key_path, k.kind);
         lines_[key_path] = line_of(value);
-        return std::make_pair(value, l["source"].Scalar());
-      };
-      const auto [eff, eff_source] = leaf("compute_efficiency", Kind::fraction);
-      const auto eff_value = parse_fraction(eff.Scalar());
-      if (!eff_value.value)
-        fail(line_of(eff), family_path + ".compute_efficiency", eff_value.problem, eff_value.valid);
-      t.compute_efficiency = *eff_value.value;
-      t.source = eff_source;
-      const auto [overhead, overhead_source] = leaf("step_overhead", Kind::cycles_or_zero);
-      const auto cycles = parse_cycles_or_zero(overhead.Scalar(), profile_.sm_clock_hz);
-      if (!cycles.value)
-        fail(line_of(overhead), family_path + ".step_overhead", cycles.problem, cycles.valid);
-      t.step_overhead_cycles = *cycles.value;
+        const double v = parse_number(k, value.Scalar(), line_of(value), key_path);
+        if (k.key == "compute_efficiency") {
+          t.compute_efficiency = v;
+          t.source = l["source"].Scalar();
+        } else {
+          t.step_overhead_cycles = v;
+        }
+      }
     }
   }
 
@@ -378,20 +312,28 @@ class ProfileReader {
     return dot != std::string_view::npos && digits(s.substr(0, dot)) && digits(s.substr(dot + 1));
   }
 
-  // Writes a parsed value into the field the schema names; the schema pairs
+  // Writes a parsed value into the member the schema names; the schema pairs
   // counts and sizes with i64 members, rates with double, text with string.
   template <typename V>
-  void set(const Field& field, V v) {
+  void set(const SchemaKey& k, V v) {
     std::visit(
         [&](auto member) {
-          using M = std::remove_reference_t<decltype(profile_.*member)>;
-          if constexpr (std::is_same_v<V, M>)
-            profile_.*member = std::move(v);
-          else
-            throw std::logic_error("hardware profile schema: wrong member type for " +
-                                   std::string(field.key));
+          using M = decltype(member);
+          if constexpr (std::is_same_v<M, double HardwareProfile::SmPipes::*> && std::is_same_v<V, double>) {
+            profile_.sm_pipes.*member = v;
+          } else if constexpr (!std::is_same_v<M, std::monostate> &&
+                               !std::is_same_v<M, double HardwareProfile::SmPipes::*>) {
+            using Field = std::remove_reference_t<decltype(profile_.*member)>;
+            if constexpr (std::is_same_v<V, Field>) {
+              profile_.*member = std::move(v);
+              return;
+            }
+            throw std::logic_error("hardware profile schema: wrong member type for " + std::string(k.key));
+          } else {
+            throw std::logic_error("hardware profile schema: no member for " + std::string(k.key));
+          }
         },
-        field.target);
+        k.target);
   }
 
   int line(const std::string& key_path) const { return lines_.at(key_path); }

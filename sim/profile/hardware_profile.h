@@ -1,8 +1,9 @@
 // A GPU described by a YAML profile (hw_profiles/*.yaml). All quantities are
-// stored in base units (bytes, hertz, bytes/s, FLOP/s, cycles at sm_clock_hz)
-// whatever unit the file wrote them in; every value in the file names its
-// source. The loader is strict: unknown, missing, mistyped, non-positive or
-// contradictory entries are rejected with file, key and line.
+// stored in base units (bytes, hertz, bytes/s, FLOP/s, cycles at sm_clock_hz;
+// per-SM rates per cycle) whatever unit the file wrote them in; every value in
+// the file names its source. The keys, their kinds and ranges are one table,
+// sim/profile/schema.h. The loader is strict: unknown, missing, mistyped,
+// out-of-range or contradictory entries are rejected with file, key and line.
 #pragma once
 #include <array>
 #include <limits>
@@ -63,7 +64,7 @@ struct HardwareProfile {
   double l2_dirty_limit_bytes = std::numeric_limits<double>::infinity();
 
   // Device memory.
-  std::string dram_kind;      // "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"
+  std::string dram_kind;      // "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"; "" when not given
   i64 dram_capacity_bytes = 0;
   double dram_peak_bandwidth_bytes_per_s = 0;
   double dram_achievable_fraction = 0;  // (0, 1]: measured streaming / peak
@@ -82,6 +83,26 @@ struct HardwareProfile {
   double tensor_bf16_flops_per_s = 0;  // 0 where the GPU has no bf16 tensor cores (T4)
   double fp32_flops_per_s = 0;         // FMA counted as 2
   double sfu_ops_per_s = 0;            // exp2 and friends
+
+  // Per-SM machine parameters of the SM execution model (`sm_pipes:`, an
+  // optional section written by `iosim calibrate`). Rates are per SM per cycle
+  // of the clock the SM sustains under that load (hertz below), latencies in
+  // SM cycles.
+  struct SmPipes {
+    bool present = false;                      // the profile has the section
+    double clock_tensor_load_hz = 0;           // every SM running mma.sync flat out
+    double clock_memory_load_hz = 0;           // during a DRAM-bound streaming copy
+    double mma_f16_flop_per_cycle = 0;         // mma.sync m16n8k16 f16 -> f32, all SMs busy
+    double mma_bf16_flop_per_cycle = 0;        // the same with bf16 inputs; 0 = unsupported or absent
+    double fp32_op_per_cycle = 0;              // FFMA lane-ops (one FMA = 1 op)
+    double mufu_ex2_op_per_cycle = 0;          // ex2.approx.f32 lane-ops
+    double smem_ldmatrix_bytes_per_cycle = 0;  // shared-memory bytes delivered by ldmatrix.x4
+    double issue_inst_per_cycle = 0;           // warp instructions issued
+    double l2_load_bytes_per_cycle = 0;        // L2 -> SM bytes ONE SM can pull
+    double mma_latency_cycles = 0;             // dependent mma.sync m16n8k16 chain, one warp
+    double barrier_latency_cycles = 0;         // __syncthreads with 8 warps, back to back
+  };
+  SmPipes sm_pipes;
 
   // Timing calibration per kernel family, indexed like kKernelFamilyNames.
   std::array<FamilyTiming, kKernelFamilyNames.size()> kernel_families{};

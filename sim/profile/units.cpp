@@ -72,7 +72,7 @@ struct UnitSpec {
 };
 
 constexpr std::uint64_t kKi = 1024;
-constexpr std::array<UnitSpec, 17> kUnits{{
+constexpr std::array<UnitSpec, 21> kUnits{{
     {"B", UnitKind::size, 1},
     {"KiB", UnitKind::size, kKi},
     {"MiB", UnitKind::size, kKi * kKi},
@@ -90,6 +90,10 @@ constexpr std::array<UnitSpec, 17> kUnits{{
     {"Top/s", UnitKind::op_rate, 1000ull * 1000 * 1000 * 1000},
     {"cycles", UnitKind::latency, 1},
     {"ns", UnitKind::latency, 0},  // converted with the SM clock
+    {"FLOP/cycle", UnitKind::flop_per_cycle, 1},
+    {"op/cycle", UnitKind::op_per_cycle, 1},
+    {"B/cycle", UnitKind::bytes_per_cycle, 1},
+    {"inst/cycle", UnitKind::inst_per_cycle, 1},
 }};
 
 const UnitSpec* find_unit(std::string_view name) {
@@ -156,6 +160,10 @@ std::string_view unit_kind_name(UnitKind kind) {
     case UnitKind::flop_rate: return "a FLOP rate";
     case UnitKind::op_rate: return "an operation rate";
     case UnitKind::latency: return "a latency";
+    case UnitKind::flop_per_cycle: return "FLOP per cycle";
+    case UnitKind::op_per_cycle: return "operations per cycle";
+    case UnitKind::bytes_per_cycle: return "bytes per cycle";
+    case UnitKind::inst_per_cycle: return "instructions per cycle";
   }
   return "a quantity";
 }
@@ -175,6 +183,10 @@ std::string valid_units(UnitKind kind) {
     case UnitKind::flop_rate: example = "312 TFLOP/s"; break;
     case UnitKind::op_rate: example = "2.44 Top/s"; break;
     case UnitKind::latency: example = "566 cycles"; break;
+    case UnitKind::flop_per_cycle: example = "1024 FLOP/cycle"; break;
+    case UnitKind::op_per_cycle: example = "128 op/cycle"; break;
+    case UnitKind::bytes_per_cycle: example = "128 B/cycle"; break;
+    case UnitKind::inst_per_cycle: example = "4 inst/cycle"; break;
   }
   return std::string(unit_kind_name(kind)) + " in " + names + ", e.g. " + std::string(example);
 }
@@ -206,6 +218,12 @@ Parsed<double> parse_flop_rate(std::string_view text) {
 }
 Parsed<double> parse_op_rate(std::string_view text) {
   return parse_scaled(text, UnitKind::op_rate);
+}
+
+Parsed<double> parse_per_cycle(std::string_view text, UnitKind kind, bool zero_ok) {
+  const Checked c = check_quantity(text, kind, zero_ok);
+  if (!c.problem.empty()) return Parsed<double>::fail(c.problem, c.valid);
+  return Parsed<double>::ok(c.number.as_double());
 }
 
 Parsed<double> parse_cycles(std::string_view text, double clock_hz, bool zero_ok);

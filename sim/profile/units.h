@@ -11,7 +11,19 @@
 
 namespace iosim::profile {
 
-enum class UnitKind { size, bandwidth, frequency, flop_rate, op_rate, latency };
+enum class UnitKind {
+  size,
+  bandwidth,
+  frequency,
+  flop_rate,
+  op_rate,
+  latency,
+  // Per SM per SM-clock cycle (the sm_pipes section): one unit name each.
+  flop_per_cycle,   // FLOP/cycle
+  op_per_cycle,     // op/cycle (lane operations)
+  bytes_per_cycle,  // B/cycle
+  inst_per_cycle,   // inst/cycle (warp instructions)
+};
 
 // A parsed value, or why the text was rejected and what would be valid. The
 // caller adds file, line and key.
@@ -48,6 +60,10 @@ Parsed<double> parse_latency_cycles(std::string_view text, double clock_hz);
 // The same for durations that may be zero (a window or an overhead that can be
 // off): "0 cycles" is accepted, a negative value is not.
 Parsed<double> parse_cycles_or_zero(std::string_view text, double clock_hz);
+
+// Per-cycle rates (FLOP/cycle, op/cycle, B/cycle, inst/cycle), each of its own
+// kind, > 0 (>= 0 with zero_ok: a pipe the GPU lacks).
+Parsed<double> parse_per_cycle(std::string_view text, UnitKind kind, bool zero_ok);
 
 // A unitless count: a whole number > 0, e.g. "108".
 Parsed<i64> parse_count(std::string_view text);

@@ -1,0 +1,175 @@
+#include "kernels/calibrate/analysis.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace iosim::calibrate {
+namespace {
+
+using profile::median;
+
+// One CSV line into fields ("a","b,c" -> a | b,c; "" inside quotes is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(field);
+      field.clear();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  out.push_back(field);
+  return out;
+}
+
+double csv_number(std::string text, const std::string& metric) {
+  text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::runtime_error("Nsight Compute CSV: " + metric + " is '" + text + "', not a number");
+}
+
+}  // namespace
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) throw std::logic_error("mean of an empty list");
+  double s = 0;
+  for (const double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records) {
+  struct Span {
+    std::uint64_t start = UINT64_MAX, end = 0;
+    double work = 0;
+  };
+  std::map<std::uint32_t, Span> per_sm;
+  std::vector<double> clocks;
+  for (const WarpRecord& r : records) {
+    if (r.clk1 <= r.clk0 || r.gt1 <= r.gt0) continue;  // a warp that did not run the timed loop
+    Span& s = per_sm[r.smid];
+    s.start = std::min(s.start, r.clk0);
+    s.end = std::max(s.end, r.clk1);
+    s.work += static_cast<double>(r.work);
+    clocks.push_back(static_cast<double>(r.clk1 - r.clk0) / static_cast<double>(r.gt1 - r.gt0) * 1e9);
+  }
+  if (per_sm.empty()) throw std::runtime_error("calibrate: no warp recorded a timed span");
+  std::vector<double> rates;
+  for (const auto& [sm, s] : per_sm) rates.push_back(s.work / static_cast<double>(s.end - s.start));
+  return {median(rates), median(clocks), ""};
+}
+
+profile::PipeRate median_rate(const std::vector<profile::PipeRate>& runs) {
+  std::vector<double> rates, clocks;
+  for (const profile::PipeRate& r : runs) {
+    rates.push_back(r.per_cycle);
+    clocks.push_back(r.clock_hz);
+  }
+  return {median(rates), median(clocks), ""};
+}
+
+SweepPoint sweep_point(i64 working_set, const std::vector<ChaseRecord>& warps) {
+  std::vector<double> cold, warm;
+  for (const ChaseRecord& w : warps) {
+    if (w.accesses == 0 || w.passes == 0) continue;  // a warp whose share was empty
+    cold.push_back(static_cast<double>(w.cold_cycles) / static_cast<double>(w.accesses));
+    warm.push_back(static_cast<double>(w.warm_cycles) / static_cast<double>(w.accesses * w.passes));
+  }
+  if (cold.empty()) throw std::runtime_error("calibrate: no warp chased any line of the working set");
+  return {working_set, median(cold), median(warm)};
+}
+
+profile::ResidentSweep resident_capacity(std::vector<SweepPoint> points) {
+  if (points.empty()) throw std::logic_error("resident_capacity of no points");
+  std::sort(points.begin(), points.end(),
+            [](const SweepPoint& a, const SweepPoint& b) { return a.working_set < b.working_set; });
+  const double hit = points.front().warm;
+  profile::ResidentSweep out;
+  out.smallest = points.front().working_set;
+  out.largest = points.back().working_set;
+  out.points = static_cast<int>(points.size());
+  for (const SweepPoint& p : points) {
+    const double span = p.cold - hit;
+    const double fraction = span > 0 ? std::clamp((p.cold - p.warm) / span, 0.0, 1.0) : 0.0;
+    const double resident = fraction * static_cast<double>(p.working_set);
+    if (resident > out.resident_bytes) {
+      out.resident_bytes = resident;
+      out.at_working_set = p.working_set;
+    }
+  }
+  return out;
+}
+
+NearFar near_far(const std::vector<std::vector<double>>& first, const std::vector<std::vector<double>>& second) {
+  if (first.size() != second.size() || first.empty())
+    throw std::logic_error("near_far: one first and one second read list per sampled SM");
+  NearFar out;
+  out.sampled = static_cast<int>(first.size());
+  std::vector<double> near_means, far_means;
+  for (std::size_t sm = 0; sm < first.size(); ++sm) {
+    near_means.push_back(mean(second[sm]));
+    const double threshold = kFarFactor * median(second[sm]);
+    std::vector<double> slow;
+    for (const double x : first[sm])
+      if (x > threshold) slow.push_back(x);
+    if (static_cast<double>(slow.size()) >= kFarShare * static_cast<double>(first[sm].size()))
+      far_means.push_back(mean(slow));
+  }
+  out.near = mean(near_means);
+  out.far_sms = static_cast<int>(far_means.size());
+  out.far = far_means.empty() ? out.near : mean(far_means);
+  return out;
+}
+
+std::vector<std::vector<double>> ncu_metric_rows(const std::string& output, const std::vector<std::string>& metrics) {
+  std::istringstream in(output);
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  std::vector<std::size_t> columns;
+  std::size_t name_column = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() != '"') continue;  // ncu's ==PROF== lines and the program's own output
+    const std::vector<std::string> f = csv_fields(line);
+    if (header.empty()) {
+      header = f;
+      const auto at = [&](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) throw std::runtime_error("Nsight Compute CSV has no column '" + name + "'");
+        return static_cast<std::size_t>(it - header.begin());
+      };
+      name_column = at("Kernel Name");
+      for (const std::string& m : metrics) columns.push_back(at(m));
+      continue;
+    }
+    if (f.size() != header.size() || f[name_column].empty()) continue;  // the units row
+    std::vector<double> row;
+    for (std::size_t i = 0; i < metrics.size(); ++i) row.push_back(csv_number(f[columns[i]], metrics[i]));
+    rows.push_back(row);
+  }
+  if (header.empty()) throw std::runtime_error("Nsight Compute printed no CSV table");
+  return rows;
+}
+
+}  // namespace iosim::calibrate

@@ -1,0 +1,62 @@
+// Host-side arithmetic of `iosim calibrate`: from the kernels' raw records to
+// rates, capacities and latencies, and Nsight Compute's CSV to counters. Plain
+// C++ with no CUDA calls, so the GPU tests check it without a GPU.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/calibrate/records.h"
+#include "sim/common/hd.h"
+#include "sim/profile/calibration.h"
+
+namespace iosim::calibrate {
+
+// Per SM: the work of its warps over its busy span (first clk0 to last clk1),
+// median over SMs; clock: median over warps of clock64 / %globaltimer.
+// Throws std::runtime_error when no record has a positive span.
+profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records);
+
+// The median per_cycle and the median clock of several runs.
+profile::PipeRate median_rate(const std::vector<profile::PipeRate>& runs);
+
+// One working set of a resident sweep: per-access cycles of the cold pass and
+// of the warm passes (medians over warps).
+struct SweepPoint {
+  i64 working_set = 0;
+  double cold = 0;
+  double warm = 0;
+};
+SweepPoint sweep_point(i64 working_set, const std::vector<ChaseRecord>& warps);
+
+// The most bytes that stayed resident: max over points of hit fraction x
+// working set, the hit fraction (cold - warm) / (cold - hit), clamped to
+// [0, 1], with `hit` the warm latency of the smallest working set (where
+// everything fits). It does not depend on the replacement policy the way a
+// knee in a bandwidth curve does: under LRU the hits vanish past the
+// capacity, under a scan-resistant policy the retained part stays near it;
+// either way the largest resident amount is about the capacity.
+profile::ResidentSweep resident_capacity(std::vector<SweepPoint> points);
+
+// Near and far L2 hits from lines one SM filled and another read twice: per
+// sampled SM, its first and second read latencies (raw cycles). A first read
+// slower than kFarFactor x that SM's median second read is a far hit; an SM
+// where at least kFarShare of first reads are far is in the other half.
+inline constexpr double kFarFactor = 1.25;  // far hits measured ~1.6x near on H100/H200, near spread < 10%
+inline constexpr double kFarShare = 0.25;   // such SMs saw ~50% far lines (each line has one home half)
+struct NearFar {
+  double near = 0;  // mean over SMs of their mean second read
+  double far = 0;   // mean over far SMs of their mean far first read; = near without far SMs
+  int sampled = 0;
+  int far_sms = 0;
+};
+NearFar near_far(const std::vector<std::vector<double>>& first, const std::vector<std::vector<double>>& second);
+
+double mean(const std::vector<double>& v);
+
+// Nsight Compute `--csv --page raw --print-units base` output (the program's
+// own lines mixed in): the value of `metrics` for each profiled kernel, in
+// launch order. Numbers may carry thousands separators. Throws
+// std::runtime_error naming what is missing.
+std::vector<std::vector<double>> ncu_metric_rows(const std::string& output, const std::vector<std::string>& metrics);
+
+}  // namespace iosim::calibrate

@@ -1,0 +1,87 @@
+// The microbenchmarks behind `iosim calibrate`, one function per measured
+// quantity (host code in the .cu files of this folder). Each returns its
+// result with a `setup` text saying how it ran.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+
+#include "kernels/common/device_buffer.h"
+#include "sim/common/hd.h"
+#include "sim/profile/calibration.h"
+
+namespace iosim::calibrate::bench {
+
+// Sizes and durations, from --quick and the device.
+struct Plan {
+  bool quick = false;
+  int runs = 5;               // timed runs behind every median (after a warm-up run)
+  int sm_count = 0;
+  int cc = 0;                 // compute capability, e.g. 90
+  i64 l2_bytes = 0;
+  std::uint64_t pipe_ns = 0;    // one timed run (and the warm-up) of the FP32, ex2, ldmatrix, issue kernels
+  std::uint64_t tensor_ns = 0;  // one timed run of the mma kernels
+  std::uint64_t warmup_ns = 0;  // the warm-up run before the mma runs: the clock settles under load
+  i64 dram_bytes = 0;         // each streaming buffer
+  i64 l2_read_bytes = 0;      // bytes one L2 re-read launch reads
+  int sweep_step_eighths = 0;  // resident sweeps step by 2^(step/8)
+  std::ostream* log = nullptr;  // the raw points of sweeps and chases, for a look after one run
+};
+Plan make_plan(bool quick, const profile::DeviceFacts& device, std::ostream* log);
+
+// Reads the first `bytes` of the L2 through a larger buffer, in chunks each
+// read three times: the flush's lines are re-used like the benchmark's, so a
+// scan-resistant replacement policy evicts the benchmark's lines too.
+class L2Flush {
+ public:
+  explicit L2Flush(i64 l2_bytes);
+  void run() const;  // queued on the default stream
+  i64 bytes() const { return static_cast<i64>(buffer_.bytes()); }
+
+ private:
+  kernels::DeviceBuffer<uint4> buffer_;
+  kernels::DeviceBuffer<std::uint32_t> sink_;
+  int sm_count_ = 0;
+  i64 chunk_ = 0;  // 16-byte elements per chunk: half the L2
+};
+
+// device.cu
+profile::DeviceFacts read_device_facts();
+
+// memory.cu
+struct DramRates {
+  double read = 0, write = 0, copy = 0;  // bytes/s (copy: read + write)
+  double copy_clock_hz = 0;              // SM clock during the copy
+  std::string setup;
+};
+DramRates dram_rates(const Plan& plan);
+struct L2Read {
+  double bytes_per_s = 0;
+  i64 working_set = 0;
+  std::string setup;
+};
+L2Read l2_read_bandwidth(const Plan& plan);
+profile::Measured l2_load_one_sm(const Plan& plan);
+profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush);
+profile::ResidentSweep l1_resident_sweep(const Plan& plan);
+
+// latency.cu
+struct Latencies {
+  double timing_overhead = 0;  // cycles clock64 adds around one load
+  profile::Measured smem;
+  double dram = 0;             // raw minus overhead
+  double near = 0, far = 0;    // raw minus overhead
+  int sampled = 0, far_sms = 0;
+  std::string chase_setup;
+};
+Latencies latencies(const Plan& plan, const L2Flush& flush);
+
+// pipes.cu
+profile::PipeRate mma_rate(const Plan& plan, bool bf16);
+profile::PipeRate ffma_rate(const Plan& plan);
+profile::PipeRate ex2_rate(const Plan& plan);
+profile::PipeRate ldmatrix_rate(const Plan& plan);
+profile::PipeRate issue_rate(const Plan& plan);
+profile::Measured mma_latency(const Plan& plan);
+profile::Measured barrier_latency(const Plan& plan);
+
+}  // namespace iosim::calibrate::bench

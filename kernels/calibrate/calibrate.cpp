@@ -1,0 +1,270 @@
+// `iosim calibrate`'s driver: the readiness checks (GPU, ncu, counter
+// permission), the Nsight Compute copy probe, and the microbenchmarks in
+// order, logging each result as it lands.
+#include "kernels/calibrate/calibrate.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/calibrate/analysis.h"
+#include "kernels/calibrate/benchmarks.h"
+#include "kernels/common/device_info.h"
+
+namespace iosim::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kCopyMetrics{"dram__bytes_read.sum", "dram__bytes_write.sum",
+                                            "lts__t_sectors_srcunit_tex_op_read.sum",
+                                            "lts__t_requests_srcunit_tex_op_read.sum"};
+
+std::string today_utc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `command` through the shell; its stdout and stderr together, and the exit status.
+std::pair<std::string, int> run_command(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("calibrate: cannot run " + command);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {out, status};
+}
+
+std::string last_lines(const std::string& text, int n) {
+  std::size_t at = text.size();
+  for (int i = 0; i < n && at > 0; ++i) at = text.rfind('\n', at - 1);
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
+
+// Times one step and logs its one-line result.
+class Steps {
+ public:
+  explicit Steps(std::ostream* log) : log_(log), start_(std::chrono::steady_clock::now()) {}
+  template <class F>
+  auto run(const std::string& name, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = f();
+    if (log_ != nullptr) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      *log_ << "calibrate: " << name << " (" << profile::plain_decimal(s, 3) << " s)\n" << std::flush;
+    }
+    return result;
+  }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::ostream* log_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::string num(double v, int significant = 4) { return profile::plain_decimal(v, significant); }
+
+}  // namespace
+
+namespace bench {
+
+Plan make_plan(bool quick, const profile::DeviceFacts& device, std::ostream* log) {
+  Plan p;
+  p.log = log;
+  p.quick = quick;
+  p.runs = 5;
+  p.sm_count = static_cast<int>(device.sm_count);
+  p.cc = device.cc_major * 10 + device.cc_minor;
+  p.l2_bytes = device.l2_bytes;
+  constexpr std::uint64_t kMs = 1000000;
+  p.pipe_ns = (quick ? 5 : 30) * kMs;
+  p.tensor_ns = (quick ? 5 : 100) * kMs;
+  p.warmup_ns = (quick ? 20 : 500) * kMs;
+  p.dram_bytes = quick ? i64{1} << 30 : i64{2} << 30;  // well over the L2 (and its ~25 MB left dirty)
+  p.l2_read_bytes = quick ? i64{1} << 30 : i64{8} << 30;
+  p.sweep_step_eighths = quick ? 4 : 1;
+  return p;
+}
+
+}  // namespace bench
+
+void require_gpu() {
+  const std::string why = kernels::no_device_reason();
+  if (!why.empty()) throw Unavailable("calibrate needs a GPU: " + why);
+}
+
+std::string find_ncu() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path == nullptr ? "" : path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / "ncu";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  throw Unavailable(
+      "calibrate needs Nsight Compute: no ncu on PATH (it reads the DRAM write counters of streaming copies for "
+      "l2.dirty_limit; add the CUDA toolkit's bin or nsight-compute folder to PATH)");
+}
+
+std::vector<i64> copy_probe_sizes(bool quick) {
+  if (quick) return {i64{32} << 20, i64{128} << 20};
+  return {i64{32} << 20, i64{64} << 20, i64{128} << 20, i64{256} << 20, i64{512} << 20, i64{1} << 30};
+}
+
+std::vector<i64> parse_copy_sizes(const std::string& text) {
+  std::vector<i64> sizes;
+  std::istringstream in(text);
+  const std::string valid = "comma-separated byte counts, each a positive multiple of " +
+                            std::to_string(kCopyChunkBytes) + ", e.g. 33554432,67108864";
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || v <= 0 || v % kCopyChunkBytes != 0)
+      throw InputError("calibrate --probe-copy: '" + item + "' is not a copy size (" + valid + ")");
+    sizes.push_back(v);
+  }
+  if (sizes.empty()) throw InputError("calibrate --probe-copy: no sizes (" + valid + ")");
+  return sizes;
+}
+
+std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const std::string& self_exe,
+                                                  const std::vector<i64>& sizes) {
+  std::string metrics, list;
+  for (const std::string& m : kCopyMetrics) metrics.append(metrics.empty() ? "" : ",").append(m);
+  for (const i64 s : sizes) list.append(list.empty() ? "" : ",").append(std::to_string(s));
+  const std::string command = shell_quoted(ncu) +
+                              " --clock-control none --cache-control all --kernel-name regex:copy_chunks"
+                              " --launch-skip 1 --metrics " + metrics + " --csv --page raw --print-units base " +
+                              shell_quoted(self_exe) + " calibrate --probe-copy " + list;
+  const auto [out, status] = run_command(command);
+  if (out.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    throw Unavailable(
+        "calibrate needs GPU performance counters, and ncu may not read them here (ERR_NVGPUCTRPERM): run as "
+        "root or allow non-admin profiling (NVreg_RestrictProfilingToAdminUsers=0)");
+  if (status != 0)
+    throw std::runtime_error("calibrate: ncu failed (exit status " + std::to_string(status) + "): " + command +
+                             "\n" + last_lines(out, 12));
+  const std::vector<std::vector<double>> rows = ncu_metric_rows(out, kCopyMetrics);
+  if (rows.size() != sizes.size())
+    throw std::runtime_error("calibrate: ncu profiled " + std::to_string(rows.size()) + " copies, expected " +
+                             std::to_string(sizes.size()) + ":\n" + last_lines(out, 12));
+  std::vector<profile::CopyCounters> copies;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    copies.push_back({sizes[i], rows[i][0], rows[i][1], rows[i][2], rows[i][3]});
+  return copies;
+}
+
+profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
+  require_gpu();
+  Steps steps(log);
+  profile::CalibrationMeasurements m;
+  m.device = steps.run("device properties", [] { return bench::read_device_facts(); });
+  const bench::Plan plan = bench::make_plan(quick, m.device, log);
+  m.date = today_utc();
+  m.quick = quick;
+  m.repetitions = plan.runs;
+  if (log != nullptr)
+    *log << "calibrate: " << m.device.name << ", " << m.device.sm_count << " SMs, L2 " << m.device.l2_bytes
+         << " B, " << (quick ? "quick" : "full") << " run\n";
+
+  const bench::DramRates dram = steps.run("DRAM streaming", [&] { return bench::dram_rates(plan); });
+  m.dram_setup = dram.setup;
+  m.dram_buffer_bytes = plan.dram_bytes;
+  m.dram_read_bytes_per_s = dram.read;
+  m.dram_write_bytes_per_s = dram.write;
+  m.dram_copy_bytes_per_s = dram.copy;
+  m.clock_memory_load_hz = dram.copy_clock_hz;
+  if (log != nullptr)
+    *log << "  read " << num(dram.read / 1e12) << " TB/s, write " << num(dram.write / 1e12) << " TB/s, copy "
+         << num(dram.copy / 1e12) << " TB/s (peak " << num(m.device.dram_peak_bytes_per_s() / 1e12)
+         << "), clock " << num(dram.copy_clock_hz / 1e6) << " MHz\n";
+
+  const bench::L2Read l2 = steps.run("L2 bandwidth", [&] { return bench::l2_read_bandwidth(plan); });
+  m.l2_read_setup = l2.setup;
+  m.l2_read_bytes_per_s = l2.bytes_per_s;
+  m.l2_read_working_set = l2.working_set;
+  m.l2_load_per_sm = steps.run("L2 -> one SM", [&] { return bench::l2_load_one_sm(plan); });
+  if (log != nullptr)
+    *log << "  L2 " << num(l2.bytes_per_s / 1e12) << " TB/s; one SM " << num(m.l2_load_per_sm.value)
+         << " B/cycle\n";
+
+  const bench::L2Flush flush(m.device.l2_bytes);
+  m.l2_sweep = steps.run("L2 resident sweep", [&] { return bench::l2_resident_sweep(plan, flush); });
+  m.l1_sweep = steps.run("L1 resident sweep", [&] { return bench::l1_resident_sweep(plan); });
+  if (log != nullptr)
+    *log << "  L2 kept " << num(m.l2_sweep.resident_bytes / (1 << 20)) << " MiB (driver "
+         << num(static_cast<double>(m.device.l2_bytes) / (1 << 20)) << " MiB); L1 kept "
+         << num(m.l1_sweep.resident_bytes / 1024) << " KiB\n";
+
+  const bench::Latencies lat = steps.run("latencies", [&] { return bench::latencies(plan, flush); });
+  m.chase_setup = lat.chase_setup;
+  m.timing_overhead_cycles = lat.timing_overhead;
+  m.smem_latency = lat.smem;
+  m.dram_latency = lat.dram;
+  m.l2_near_latency = lat.near;
+  m.l2_far_latency = lat.far;
+  m.sms_sampled = lat.sampled;
+  m.far_sms = lat.far_sms;
+  m.far_factor = kFarFactor;
+  if (log != nullptr)
+    *log << "  smem " << num(lat.smem.value) << ", L2 near " << num(lat.near) << ", far " << num(lat.far) << " ("
+         << lat.far_sms << " of " << lat.sampled << " SMs), DRAM " << num(lat.dram) << " cycles\n";
+
+  m.mma_f16 = steps.run("mma f16", [&] { return bench::mma_rate(plan, false); });
+  if (plan.cc >= 80) m.mma_bf16 = steps.run("mma bf16", [&] { return bench::mma_rate(plan, true); });
+  m.fp32 = steps.run("FFMA", [&] { return bench::ffma_rate(plan); });
+  m.mufu_ex2 = steps.run("ex2", [&] { return bench::ex2_rate(plan); });
+  m.ldmatrix = steps.run("ldmatrix", [&] { return bench::ldmatrix_rate(plan); });
+  m.issue = steps.run("issue", [&] { return bench::issue_rate(plan); });
+  m.mma_latency = steps.run("mma latency", [&] { return bench::mma_latency(plan); });
+  m.barrier_latency = steps.run("barrier latency", [&] { return bench::barrier_latency(plan); });
+  if (log != nullptr)
+    *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP at "
+         << num(m.mma_f16.clock_hz / 1e6) << " MHz, bf16 " << num(m.mma_bf16.per_cycle) << ", FFMA "
+         << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "
+         << num(m.ldmatrix.per_cycle) << " B, issue " << num(m.issue.per_cycle) << "; mma latency "
+         << num(m.mma_latency.value) << ", barrier " << num(m.barrier_latency.value) << " cycles; "
+         << num(steps.elapsed(), 3) << " s in all\n";
+  return m;
+}
+
+profile::CalibrationMeasurements measure_device(const Options& options) {
+  require_gpu();
+  const std::string ncu = find_ncu();
+  Steps steps(options.log);
+  const std::vector<profile::CopyCounters> copies = steps.run("Nsight Compute copy probe", [&] {
+    return profile_copies(ncu, options.self_exe, copy_probe_sizes(options.quick));
+  });
+  profile::CalibrationMeasurements m = run_benchmarks(options.quick, options.log);
+  m.copies = copies;
+  m.copy_setup = copy_setup();
+  return m;
+}
+
+}  // namespace iosim::calibrate

@@ -1,0 +1,61 @@
+// `iosim calibrate`: microbenchmarks on the present GPU that fill
+// profile::CalibrationMeasurements (sim/profile/calibration.h turns them into
+// a profile). The CLI (sim/cli/cmd_calibrate.cpp) calls this through the
+// functions below and links the library only in a CUDA build.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sim/common/error.h"
+#include "sim/common/hd.h"
+#include "sim/profile/calibration.h"
+
+namespace iosim::calibrate {
+
+// Why calibrate cannot run here: no GPU, no ncu, no counter permission. An
+// InputError, so the CLI prints the one message and exits 2.
+struct Unavailable : InputError {
+  using InputError::InputError;
+};
+
+struct Options {
+  bool quick = false;            // shorter benchmarks (tests)
+  std::string self_exe;          // this executable: ncu runs it with `calibrate --probe-copy`
+  std::ostream* log = nullptr;   // a line per finished benchmark; nullptr = quiet
+};
+
+// Throws Unavailable unless a CUDA device is usable.
+void require_gpu();
+// The path of `ncu` on PATH; throws Unavailable when there is none.
+std::string find_ncu();
+
+// Everything `iosim calibrate` measures: checks the GPU and ncu first, runs
+// the Nsight Compute copy probe (which fails early without counter
+// permission), then the microbenchmarks.
+profile::CalibrationMeasurements measure_device(const Options& options);
+
+// The microbenchmarks alone (no ncu): device facts, DRAM and L2 bandwidth,
+// the L1/L2 resident sweeps, latencies and the SM pipes. `copies` and
+// copy_setup stay empty.
+profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log);
+
+// Sizes of the copies the dirty-limit probe profiles (32 MB to 1 GB; two in
+// quick mode).
+std::vector<i64> copy_probe_sizes(bool quick);
+// "33554432,67108864" -> sizes; each a positive multiple of kCopyChunkBytes,
+// else InputError.
+std::vector<i64> parse_copy_sizes(const std::string& text);
+inline constexpr i64 kCopyChunkBytes = 32768;  // one CTA's share of a copy
+// How the copy kernel runs, for the sources.
+std::string copy_setup();
+
+// Runs Nsight Compute on `self_exe calibrate --probe-copy SIZES` and returns
+// each copy's DRAM and L2 counters. Throws Unavailable on ERR_NVGPUCTRPERM.
+std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const std::string& self_exe,
+                                                  const std::vector<i64>& sizes);
+// The hidden `calibrate --probe-copy` mode (what ncu profiles): one warm-up
+// copy, then one streaming copy per size.
+void run_copy_probe(const std::vector<i64>& sizes);
+
+}  // namespace iosim::calibrate

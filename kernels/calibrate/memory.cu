@@ -1,0 +1,327 @@
+// Memory-system benchmarks: DRAM read, write and copy bandwidth, L2 re-read
+// bandwidth (all SMs, and one SM alone), and the L1 / L2 capacities from
+// latency-bound working-set sweeps. Streaming kernels use 16-byte accesses
+// and one wave of CTAs; every figure is the median of plan.runs timed runs
+// after a warm-up run.
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "kernels/calibrate/analysis.h"
+#include "kernels/calibrate/bench_common.cuh"
+#include "kernels/calibrate/benchmarks.h"
+
+namespace iosim::calibrate::bench {
+namespace {
+
+constexpr int kStreamThreads = 512;
+constexpr int kOneSmThreads = 1024;  // one CTA, the most one SM takes at once
+constexpr int kOneSmLoads = 4;       // loads in flight per thread
+constexpr int kChaseThreads = 1024;  // 32 warps, each one chain (lane 0 only)
+constexpr i64 kLine = 128;           // bytes per chained line (one L2 line)
+constexpr int kWarmPasses = 3;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+__global__ void __launch_bounds__(kStreamThreads) stream_read(const uint4* __restrict__ src, i64 n,
+                                                              std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const uint4 v = src[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7FC01234u) *sink = acc;
+}
+
+__global__ void __launch_bounds__(kStreamThreads) stream_write(uint4* __restrict__ dst, i64 n, uint4 value) {
+  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * blockDim.x)
+    dst[i] = value;
+}
+
+// Thread 0 of each CTA records the CTA's span: the SM clock under DRAM load.
+__global__ void __launch_bounds__(kStreamThreads) stream_copy(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                                                              i64 n, WarpRecord* ctas) {
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * blockDim.x)
+    dst[i] = src[i];
+  if (threadIdx.x == 0) {
+    const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+    ctas[blockIdx.x] = span_record(c0, c1, g0, g1, 1);
+  }
+}
+
+__global__ void __launch_bounds__(kStreamThreads) l2_reread(const uint4* __restrict__ buf, i64 n, int passes,
+                                                            std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (int p = 0; p < passes; ++p)
+    for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+      const uint4 v = ld_cg_v4(buf + i);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+  if (acc == 0x7FC01234u) *sink = acc;
+}
+
+// One CTA re-reads n 16-byte elements (n a multiple of kOneSmThreads x
+// kOneSmLoads) `passes` times, kOneSmLoads loads in flight per thread; each
+// warp records its span and bytes.
+__global__ void __launch_bounds__(kOneSmThreads) one_sm_reread(const uint4* __restrict__ buf, i64 n, int passes,
+                                                               WarpRecord* warps, std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  __syncthreads();
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (int p = 0; p < passes; ++p)
+    for (i64 i = threadIdx.x; i < n; i += kOneSmThreads * kOneSmLoads) {
+      uint4 v[kOneSmLoads];
+#pragma unroll
+      for (int k = 0; k < kOneSmLoads; ++k) v[k] = ld_cg_v4(buf + i + k * kOneSmThreads);
+#pragma unroll
+      for (int k = 0; k < kOneSmLoads; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    }
+  __shared__ std::uint32_t seen[kOneSmThreads];
+  seen[threadIdx.x] = acc;  // waits for the last loads before the clock is read
+  const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+  if ((threadIdx.x & 31) == 0)
+    warps[threadIdx.x / 32] =
+        span_record(c0, c1, g0, g1, static_cast<std::uint64_t>(passes) * static_cast<std::uint64_t>(n / kOneSmThreads) * 32 * 16);
+  if (seen[threadIdx.x] == 0x7FC01234u) *sink = acc;
+}
+
+// Reads a buffer in chunks, each chunk `reuse` times (see L2Flush).
+__global__ void __launch_bounds__(kStreamThreads) flush_chunks(const uint4* __restrict__ buf, i64 n, i64 chunk,
+                                                               int reuse, std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (i64 base = 0; base < n; base += chunk)
+    for (int r = 0; r < reuse; ++r)
+      for (i64 i = base + blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < base + chunk && i < n; i += stride) {
+        const uint4 v = ld_cg_v4(buf + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+      }
+  if (acc == 0x7FC01234u) *sink = acc;
+}
+
+// Lane 0 of each warp chases its share of `lines` 128-byte lines (lines
+// w, w + W, w + 2W, ... for warp w of W), one dependent load at a time: the
+// next address adds `guard`, 0 in practice (the buffer holds zeros) but only
+// known once the load returns. A cold pass, then kWarmPasses warm ones, each
+// timed with clock64; storing `guard` before reading the clock makes the clock
+// wait for the pass's last load. kL1: .ca loads in one CTA, after reading
+// `evict` (more than the L1) twice to empty the CTA's L1. No shared memory, so
+// that the smallest carve-out leaves the whole unified L1 to caching.
+template <bool kL1>
+__global__ void __launch_bounds__(kChaseThreads) resident_chase(const std::uint32_t* buf, i64 lines,
+                                                                const std::uint32_t* evict, i64 evict_lines,
+                                                                ChaseRecord* out) {
+  const i64 chains = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  const i64 chain = static_cast<i64>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  volatile std::uint64_t* last = &out[chain].passes;
+  if (kL1) {
+    std::uint32_t acc = 0;
+    for (int r = 0; r < 2; ++r)
+      for (i64 l = threadIdx.x; l < evict_lines; l += blockDim.x) acc ^= ld_ca(evict + l * (kLine / 4));
+    if (acc == 0x7FC01234u) *last = acc;
+  }
+  __syncthreads();
+  if ((threadIdx.x & 31) != 0) return;
+  std::uint32_t guard = 0;
+  auto pass = [&]() {
+    std::uint64_t n = 0;
+    for (i64 k = chain; k < lines; k += chains, ++n) {
+      const std::uint32_t* p = buf + k * (kLine / 4) + guard;
+      const std::uint32_t v = kL1 ? ld_ca(p) : ld_cg(p);
+      guard = v == 0x7FC01234u ? 1u : 0u;
+    }
+    *last = guard;
+    return n;
+  };
+  const std::uint64_t c0 = clock_cycles();
+  const std::uint64_t n = pass();
+  const std::uint64_t c1 = clock_cycles();
+  for (int p = 0; p < kWarmPasses; ++p) pass();
+  const std::uint64_t c2 = clock_cycles();
+  ChaseRecord r;
+  r.cold_cycles = c1 - c0;
+  r.warm_cycles = c2 - c1;
+  r.accesses = n;
+  r.passes = kWarmPasses;
+  out[chain] = r;
+}
+
+std::string mib(double bytes) { return profile::plain_decimal(bytes / kMiB, 4) + " MiB"; }
+
+// Median of plan.runs timings (ms) after one warm-up.
+template <class Launch>
+double median_ms(const Plan& plan, Launch&& launch) {
+  std::vector<double> t;
+  for (int r = -1; r < plan.runs; ++r) {
+    const float ms = time_ms(launch);
+    if (r >= 0) t.push_back(ms);
+  }
+  return profile::median(t);
+}
+
+// One point of a resident sweep: median over plan.runs of the cold and warm
+// per-access latencies, `before` run ahead of each (the flush).
+template <bool kL1, class Before>
+SweepPoint chase_point(const Plan& plan, int grid, const kernels::DeviceBuffer<std::uint32_t>& buf, i64 working_set,
+                       const std::uint32_t* evict, i64 evict_lines, Before&& before) {
+  kernels::DeviceBuffer<ChaseRecord> records(static_cast<std::size_t>(grid) * (kChaseThreads / 32));
+  std::vector<double> cold, warm;
+  for (int r = 0; r < plan.runs; ++r) {
+    before();
+    resident_chase<kL1><<<grid, kChaseThreads>>>(buf.get(), working_set / kLine, evict, evict_lines, records.get());
+    IOSIM_CUDA_CHECK_LAUNCH();
+    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    const SweepPoint p = sweep_point(working_set, records.download());
+    cold.push_back(p.cold);
+    warm.push_back(p.warm);
+  }
+  return {working_set, profile::median(cold), profile::median(warm)};
+}
+
+// Each point as a log line: the per-access latencies and what they imply.
+void log_points(const Plan& plan, const char* what, const std::vector<SweepPoint>& points) {
+  if (plan.log == nullptr) return;
+  const double hit = points.front().warm;
+  for (const SweepPoint& p : points) {
+    const double fraction = (p.cold - p.warm) / (p.cold - hit);
+    *plan.log << "    " << what << " working set " << mib(static_cast<double>(p.working_set)) << ": cold "
+              << profile::plain_decimal(p.cold, 4) << ", warm " << profile::plain_decimal(p.warm, 4)
+              << " cycles per load, hit fraction " << profile::plain_decimal(fraction, 3) << "\n";
+  }
+}
+
+// base x 2^(k/8) for k = first, first + step, ..., last, in whole lines.
+std::vector<i64> geometric_sizes(double base, int first, int last, int step) {
+  std::vector<i64> out;
+  for (int k = first; k <= last; k += step)
+    out.push_back(static_cast<i64>(base * std::exp2(k / 8.0)) / kLine * kLine);
+  return out;
+}
+
+}  // namespace
+
+L2Flush::L2Flush(i64 l2_bytes) {
+  int device = 0;
+  IOSIM_CUDA_CHECK(cudaGetDevice(&device));
+  IOSIM_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  const i64 bytes = std::max<i64>(i64{512} << 20, 8 * l2_bytes);
+  buffer_ = kernels::DeviceBuffer<uint4>(static_cast<std::size_t>(bytes / 16));
+  buffer_.fill_bytes(0x11);
+  sink_ = kernels::DeviceBuffer<std::uint32_t>(1);
+  chunk_ = l2_bytes / 2 / 16;
+}
+
+void L2Flush::run() const {
+  const int grid = one_wave_grid(flush_chunks, kStreamThreads, sm_count_);
+  flush_chunks<<<grid, kStreamThreads>>>(buffer_.get(), static_cast<i64>(buffer_.size()), chunk_, 3, sink_.get());
+  IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+DramRates dram_rates(const Plan& plan) {
+  const i64 n = plan.dram_bytes / 16;
+  kernels::DeviceBuffer<uint4> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+  kernels::DeviceBuffer<std::uint32_t> sink(1);
+  a.fill_bytes(0x5A);
+  b.fill_bytes(0);
+  const int grid = one_wave_grid(stream_copy, kStreamThreads, plan.sm_count);
+  kernels::DeviceBuffer<WarpRecord> ctas(static_cast<std::size_t>(grid));
+  const double bytes = static_cast<double>(plan.dram_bytes);
+  DramRates out;
+  out.read = bytes / 1e-3 / median_ms(plan, [&] { stream_read<<<grid, kStreamThreads>>>(a.get(), n, sink.get()); });
+  const uint4 value{0x3C003C00u, 0x12345678u, 0x9ABCDEF0u, 0x0F1E2D3Cu};
+  out.write = bytes / 1e-3 / median_ms(plan, [&] { stream_write<<<grid, kStreamThreads>>>(b.get(), n, value); });
+  out.copy = 2 * bytes / 1e-3 /
+             median_ms(plan, [&] { stream_copy<<<grid, kStreamThreads>>>(a.get(), b.get(), n, ctas.get()); });
+  out.copy_clock_hz = pipe_rate(ctas.download()).clock_hz;  // the last copy's CTAs
+  out.setup = "16 B per thread, " + std::to_string(grid / plan.sm_count) + " CTAs x " +
+              std::to_string(kStreamThreads) + " threads per SM (one wave)";
+  return out;
+}
+
+L2Read l2_read_bandwidth(const Plan& plan) {
+  const int grid = one_wave_grid(l2_reread, kStreamThreads, plan.sm_count);
+  kernels::DeviceBuffer<uint4> buf(static_cast<std::size_t>(plan.l2_bytes / 2 / 16));
+  kernels::DeviceBuffer<std::uint32_t> sink(1);
+  buf.fill_bytes(0x5A);
+  L2Read best;
+  for (const i64 ws : {plan.l2_bytes / 4, plan.l2_bytes / 2}) {
+    const i64 n = ws / 16;
+    const int passes = static_cast<int>(std::max<i64>(1, plan.l2_read_bytes / ws));
+    const double t = median_ms(plan, [&] { l2_reread<<<grid, kStreamThreads>>>(buf.get(), n, passes, sink.get()); });
+    const double rate = static_cast<double>(ws) * passes / (t * 1e-3);
+    if (rate > best.bytes_per_s) best = {rate, ws, ""};
+  }
+  best.setup = "all SMs re-reading a working set of a quarter and of half the L2 (the better kept) with 16 B "
+               "ld.global.cg, " + std::to_string(grid / plan.sm_count) + " CTAs x " + std::to_string(kStreamThreads) +
+               " threads per SM, " + mib(static_cast<double>(plan.l2_read_bytes)) + " read per run";
+  return best;
+}
+
+profile::Measured l2_load_one_sm(const Plan& plan) {
+  constexpr i64 kStep = static_cast<i64>(kOneSmThreads) * kOneSmLoads;
+  const i64 ws = std::min<i64>(i64{16} << 20, plan.l2_bytes / 4) / 16 / kStep * kStep * 16;
+  const i64 n = ws / 16;
+  const int passes = static_cast<int>(std::max<i64>(1, (plan.quick ? i64{64} << 20 : i64{512} << 20) / ws));
+  kernels::DeviceBuffer<uint4> buf(static_cast<std::size_t>(n));
+  kernels::DeviceBuffer<std::uint32_t> sink(1);
+  kernels::DeviceBuffer<WarpRecord> warps(kOneSmThreads / 32);
+  buf.fill_bytes(0x5A);
+  const int grid = one_wave_grid(l2_reread, kStreamThreads, plan.sm_count);
+  l2_reread<<<grid, kStreamThreads>>>(buf.get(), n, 2, sink.get());  // into L2
+  IOSIM_CUDA_CHECK_LAUNCH();
+  std::vector<double> rates;
+  for (int r = -1; r < plan.runs; ++r) {
+    one_sm_reread<<<1, kOneSmThreads>>>(buf.get(), n, passes, warps.get(), sink.get());
+    IOSIM_CUDA_CHECK_LAUNCH();
+    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (r >= 0) rates.push_back(pipe_rate(warps.download()).per_cycle);
+  }
+  return {profile::median(rates),
+          "one CTA of " + std::to_string(kOneSmThreads) + " threads (one SM) re-reading an L2-resident " +
+              mib(static_cast<double>(ws)) + " with 16 B ld.global.cg, " + std::to_string(kOneSmLoads) +
+              " loads in flight per thread, " + std::to_string(passes) + " passes per run, median of " +
+              std::to_string(plan.runs) + ": bytes / clock64 cycles"};
+}
+
+profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush) {
+  const std::vector<i64> sizes = geometric_sizes(static_cast<double>(plan.l2_bytes), -16, 16, plan.sweep_step_eighths);
+  kernels::DeviceBuffer<std::uint32_t> buf(static_cast<std::size_t>(sizes.back() / 4));
+  buf.fill_bytes(0);
+  const int grid = one_wave_grid(resident_chase<false>, kChaseThreads, plan.sm_count, 1);
+  std::vector<SweepPoint> points;
+  for (const i64 ws : sizes)
+    points.push_back(chase_point<false>(plan, grid, buf, ws, nullptr, 0, [&] { flush.run(); }));
+  log_points(plan, "L2", points);
+  profile::ResidentSweep out = resident_capacity(points);
+  out.setup = "all SMs, " + std::to_string(grid / plan.sm_count) + " CTA x " + std::to_string(kChaseThreads / 32) +
+              " warps per SM, one lane per warp chasing its share of the 128 B lines with dependent ld.global.cg; "
+              "per working set, median of " + std::to_string(plan.runs) + ": a flush (" +
+              mib(static_cast<double>(flush.bytes())) + " read in half-L2 chunks, each three times), a cold pass, " +
+              std::to_string(kWarmPasses) + " warm passes";
+  return out;
+}
+
+profile::ResidentSweep l1_resident_sweep(const Plan& plan) {
+  const std::vector<i64> sizes = geometric_sizes(64.0 * 1024, 0, 24, plan.sweep_step_eighths);
+  const i64 evict_bytes = i64{2} << 20;
+  kernels::DeviceBuffer<std::uint32_t> buf(static_cast<std::size_t>(sizes.back() / 4));
+  kernels::DeviceBuffer<std::uint32_t> evict(static_cast<std::size_t>(evict_bytes / 4));
+  buf.fill_bytes(0);
+  evict.fill_bytes(0);
+  // The smallest shared-memory carve-out: as much of the unified L1 as the SM gives to caching.
+  IOSIM_CUDA_CHECK(cudaFuncSetAttribute(resident_chase<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  std::vector<SweepPoint> points;
+  for (const i64 ws : sizes)
+    points.push_back(chase_point<true>(plan, 1, buf, ws, evict.get(), evict_bytes / kLine, [] {}));
+  log_points(plan, "L1", points);
+  profile::ResidentSweep out = resident_capacity(points);
+  out.setup = "one CTA of " + std::to_string(kChaseThreads / 32) +
+              " warps, one lane per warp chasing its share of the 128 B lines with dependent ld.global.ca; per "
+              "working set, median of " + std::to_string(plan.runs) + ": " + mib(static_cast<double>(evict_bytes)) +
+              " read twice to empty the L1, a cold pass, " + std::to_string(kWarmPasses) + " warm passes";
+  return out;
+}
+
+}  // namespace iosim::calibrate::bench

@@ -1,0 +1,275 @@
+// SM pipe throughputs (mma.sync, FFMA, ex2, ldmatrix, issue) with every SM
+// busy, and two latencies (a dependent mma chain, a barrier). Each throughput
+// kernel runs a duration-bounded loop per warp (timed_loop) over independent
+// chains, so the pipe, not a dependency, limits it; inputs are non-zero and
+// results are kept live.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/calibrate/analysis.h"
+#include "kernels/calibrate/bench_common.cuh"
+#include "kernels/calibrate/benchmarks.h"
+#include "kernels/common/device_primitives.cuh"
+
+namespace iosim::calibrate::bench {
+namespace {
+
+namespace dev = kernels::dev;
+
+constexpr int kThreads = 256;        // 8 warps per CTA
+constexpr int kMmaCtasPerSm = 2;     // 16 warps per SM: 4 per scheduler
+constexpr int kAluCtasPerSm = 4;     // 32 warps per SM
+constexpr int kChains = 8;           // independent accumulators / chains per thread
+constexpr int kUnroll = 8;           // loop bodies between two %globaltimer checks (mma, ldmatrix)
+// FFMA and the issue mix are limited by the issue rate itself, which the
+// check's few instructions share: a longer body (256 FFMA) makes them ~3%.
+constexpr int kLongUnroll = 32;
+constexpr int kIssueUnroll = 16;  // 384 instructions per check
+constexpr std::uint64_t kMmaFlop = 2ull * 16 * 8 * 16;  // one m16n8k16
+constexpr std::uint64_t kLdmatrixBytes = 4 * 8 * 8 * 2;  // x4: four 8x8 b16 matrices
+
+using PipeKernel = void (*)(std::uint64_t, WarpRecord*, std::uint32_t*);
+
+// Stores `v` only if it is a value the benchmark never produces, so the
+// compiler must keep the work that computes it.
+__device__ __forceinline__ void keep(std::uint32_t v, std::uint32_t* sink) {
+  if (v == 0x7FC01234u) *sink = v;
+}
+
+// Non-zero A and B fragments whose products stay small (sums of millions of
+// them stay finite in fp32).
+template <class Elem>
+struct MmaInputs {
+  std::uint32_t a[4];
+  std::uint32_t b0, b1;
+  __device__ __forceinline__ MmaInputs() {
+    const float lane = static_cast<float>((threadIdx.x & 31) + 1);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = dev::pack2<Elem>(0.001f * lane, 0.002f * (i + 1));
+    b0 = dev::pack2<Elem>(0.003f, 0.001f * lane);
+    b1 = dev::pack2<Elem>(0.002f * lane, 0.004f);
+  }
+};
+
+template <class Elem>
+__global__ void __launch_bounds__(kThreads) mma_kernel(std::uint64_t duration_ns, WarpRecord* records,
+                                                       std::uint32_t* sink) {
+  const MmaInputs<Elem> in;
+  float acc[kChains][4] = {};
+  timed_loop<kUnroll>(records, duration_ns, kChains * kMmaFlop, [&] {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) dev::mma_16816<Elem>(acc[c], in.a, in.b0, in.b1);
+  });
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
+  keep(__float_as_uint(s), sink);
+}
+
+// One lane-op per chain step, each step depending on the last: kChains
+// independent chains per thread keep the pipe busy. Inputs are non-zero and
+// stay finite and normal.
+struct Ffma {  // x <- x * 0.9999 + 0.0001 converges to 1
+  static constexpr float kStart = 0.5f;
+  __device__ __forceinline__ float operator()(float x) const { return fmaf(x, 0.9999f, 0.0001f); }
+};
+struct Ex2 {  // x <- 2^-x converges to ~0.64 (2^-x = x has one root in (0, 1))
+  static constexpr float kStart = 0.25f;
+  __device__ __forceinline__ float operator()(float x) const { return dev::exp2_approx(-x); }
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kThreads) lane_op_kernel(std::uint64_t duration_ns, WarpRecord* records,
+                                                           std::uint32_t* sink) {
+  float x[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) x[c] = Op::kStart + 0.01f * c + 0.0001f * threadIdx.x;
+  const Op op;
+  timed_loop<kLongUnroll>(records, duration_ns, kChains * 32ull, [&] {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) x[c] = op(x[c]);
+  });
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s += x[c];
+  keep(__float_as_uint(s), sink);
+}
+
+// Each warp reads its own 4 KiB of shared memory: chain c loads 512 B at
+// c x 512 with lane l giving row address l x 16, so each 8-lane phase reads
+// 128 contiguous bytes, one per bank: conflict-free.
+__global__ void __launch_bounds__(kThreads) ldmatrix_kernel(std::uint64_t duration_ns, WarpRecord* records,
+                                                            std::uint32_t* sink) {
+  constexpr int kWordsPerWarp = kChains * static_cast<int>(kLdmatrixBytes) / 4;
+  __shared__ __align__(128) std::uint32_t tile[kThreads / 32 * kWordsPerWarp];
+  for (int i = threadIdx.x; i < kThreads / 32 * kWordsPerWarp; i += kThreads) tile[i] = 0x3C003C00u + i;
+  const int lane = threadIdx.x & 31;
+  std::uint32_t* mine = tile + (threadIdx.x / 32) * kWordsPerWarp;
+  std::uint32_t addr[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) addr[c] = dev::smem_addr(mine + c * (kLdmatrixBytes / 4) + lane * 4);
+  std::uint32_t acc = 0;
+  timed_loop<kUnroll>(records, duration_ns, kChains * kLdmatrixBytes, [&] {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) {
+      std::uint32_t r[4];
+      dev::ldmatrix_x4(r, addr[c]);
+      acc ^= r[0] ^ r[1] ^ r[2] ^ r[3];
+    }
+  });
+  keep(acc, sink);
+}
+
+__device__ __forceinline__ std::uint32_t majority(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  std::uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE8;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// Two FFMA (FMA pipes) to one LOP3 (ALU pipe): on Hopper the FMA pipes take
+// a warp instruction per scheduler per cycle and the ALU half of one, so
+// neither fills and the schedulers' issue rate limits. Work counts the warp
+// instructions of the body only (the clock checks' few are not: a lower
+// bound).
+__global__ void __launch_bounds__(kThreads) issue_kernel(std::uint64_t duration_ns, WarpRecord* records,
+                                                         std::uint32_t* sink) {
+  float x[kChains], z[kChains];
+  std::uint32_t y[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) {
+    x[c] = 0.5f + 0.01f * c;
+    z[c] = 0.25f + 0.01f * c;
+    y[c] = 0x9E3779B9u * (threadIdx.x + c + 1);
+  }
+  const std::uint32_t p = 0x5A5A5A5Au ^ threadIdx.x;
+  timed_loop<kIssueUnroll>(records, duration_ns, 3 * kChains, [&] {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) {
+      x[c] = fmaf(x[c], 0.9999f, 0.0001f);
+      y[c] = majority(y[c], y[(c + 1) % kChains], p);
+      z[c] = fmaf(z[c], 0.9998f, 0.0002f);
+    }
+  });
+  std::uint32_t s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s ^= __float_as_uint(x[c]) ^ __float_as_uint(z[c]) ^ y[c];
+  keep(s, sink);
+}
+
+// One warp: a chain of mma.sync, each taking the previous one's accumulator.
+__global__ void mma_chain_kernel(int n, std::uint64_t* cycles, std::uint32_t* sink) {
+  const MmaInputs<__half> in;
+  float acc[4] = {};
+  dev::mma_16816<__half>(acc, in.a, in.b0, in.b1);  // the instruction is fetched before timing
+  const std::uint64_t c0 = clock_cycles();
+#pragma unroll 16
+  for (int i = 0; i < n; ++i) dev::mma_16816<__half>(acc, in.a, in.b0, in.b1);
+  __shared__ float done;
+  done = acc[0];  // waits for the last mma before the clock is read
+  const std::uint64_t c1 = clock_cycles();
+  if (threadIdx.x == 0) *cycles = c1 - c0;
+  keep(__float_as_uint(done + acc[1] + acc[2] + acc[3]), sink);
+}
+
+// One CTA of 8 warps: n barriers back to back.
+__global__ void __launch_bounds__(kThreads) barrier_kernel(int n, std::uint64_t* cycles) {
+  __syncthreads();
+  const std::uint64_t c0 = clock_cycles();
+#pragma unroll 8
+  for (int i = 0; i < n; ++i) __syncthreads();
+  const std::uint64_t c1 = clock_cycles();
+  if (threadIdx.x == 0) *cycles = c1 - c0;
+}
+
+std::string ms(std::uint64_t ns) { return std::to_string(ns / 1000000) + " ms"; }
+
+// A warm-up run of `warmup_ns`, then plan.runs runs of `run_ns`; the median
+// rate and clock.
+profile::PipeRate run_pipe(const Plan& plan, PipeKernel kernel, int ctas_per_sm, std::uint64_t warmup_ns,
+                           std::uint64_t run_ns, const std::string& what) {
+  const int grid = one_wave_grid(kernel, kThreads, plan.sm_count, ctas_per_sm);
+  kernels::DeviceBuffer<WarpRecord> records(static_cast<std::size_t>(grid) * (kThreads / 32));
+  kernels::DeviceBuffer<std::uint32_t> sink(1);
+  std::vector<profile::PipeRate> runs;
+  for (int r = -1; r < plan.runs; ++r) {
+    records.fill_bytes(0);
+    kernel<<<grid, kThreads>>>(r < 0 ? warmup_ns : run_ns, records.get(), sink.get());
+    IOSIM_CUDA_CHECK_LAUNCH();
+    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (r >= 0) runs.push_back(pipe_rate(records.download()));
+  }
+  profile::PipeRate out = median_rate(runs);
+  out.setup = what + ", " + std::to_string(grid / plan.sm_count) + " CTAs x " + std::to_string(kThreads / 32) +
+              " warps per SM, " + ms(run_ns) + " per run after a " + ms(warmup_ns) + " warm-up";
+  return out;
+}
+
+// Cycles per step of a single-CTA latency kernel: median over runs.
+template <class Launch>
+profile::Measured per_step(const Plan& plan, int steps, Launch&& launch, const std::string& setup) {
+  kernels::DeviceBuffer<std::uint64_t> cycles(1);
+  std::vector<double> v;
+  for (int r = -1; r < plan.runs; ++r) {
+    launch(cycles.get());
+    IOSIM_CUDA_CHECK_LAUNCH();
+    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    if (r >= 0) v.push_back(static_cast<double>(cycles.download()[0]) / steps);
+  }
+  return {profile::median(v), setup + ", median of " + std::to_string(plan.runs)};
+}
+
+}  // namespace
+
+profile::PipeRate mma_rate(const Plan& plan, bool bf16) {
+  const PipeKernel k = bf16 ? mma_kernel<__nv_bfloat16> : mma_kernel<__half>;
+  return run_pipe(plan, k, kMmaCtasPerSm, plan.warmup_ns, plan.tensor_ns,
+                  std::string("mma.sync m16n8k16 ") + (bf16 ? "bf16" : "f16") + " -> f32, " +
+                      std::to_string(kChains) + " independent accumulators per warp");
+}
+
+profile::PipeRate ffma_rate(const Plan& plan) {
+  return run_pipe(plan, lane_op_kernel<Ffma>, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "FFMA, " + std::to_string(kChains) + " independent chains per thread, " +
+                      std::to_string(kChains * kLongUnroll) +
+                      " per check of the clock (whose instructions share the issue slots: a lower bound)");
+}
+
+profile::PipeRate ex2_rate(const Plan& plan) {
+  return run_pipe(plan, lane_op_kernel<Ex2>, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "ex2.approx.ftz.f32, " + std::to_string(kChains) + " independent chains per thread");
+}
+
+profile::PipeRate ldmatrix_rate(const Plan& plan) {
+  return run_pipe(plan, ldmatrix_kernel, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "ldmatrix.sync.aligned.m8n8.x4 (512 B), " + std::to_string(kChains) +
+                      " conflict-free addresses per warp");
+}
+
+profile::PipeRate issue_rate(const Plan& plan) {
+  return run_pipe(plan, issue_kernel, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "two FFMA to one LOP3, " + std::to_string(kChains) +
+                      " independent chains of each per thread, counting only those (the clock checks' "
+                      "instructions are not counted: a lower bound)");
+}
+
+profile::Measured mma_latency(const Plan& plan) {
+  const int n = plan.quick ? 4096 : 65536;
+  const kernels::DeviceBuffer<std::uint32_t> sink(1);
+  return per_step(
+      plan, n, [&](std::uint64_t* cycles) { mma_chain_kernel<<<1, 32>>>(n, cycles, sink.get()); },
+      "one warp, " + std::to_string(n) +
+          " mma.sync m16n8k16 f16 each taking the previous accumulator, clock64 cycles per mma");
+}
+
+profile::Measured barrier_latency(const Plan& plan) {
+  const int n = plan.quick ? 4096 : 65536;
+  return per_step(
+      plan, n, [&](std::uint64_t* cycles) { barrier_kernel<<<1, kThreads>>>(n, cycles); },
+      "one CTA of " + std::to_string(kThreads / 32) + " warps, " + std::to_string(n) +
+          " __syncthreads back to back, clock64 cycles per barrier");
+}
+
+}  // namespace iosim::calibrate::bench

@@ -1,0 +1,239 @@
+#include "sim/profile/calibration.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+namespace iosim::profile {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string num(double v, int significant = 4) { return plain_decimal(v, significant); }
+std::string tbps(double bytes_per_s) { return num(bytes_per_s / 1e12) + " TB/s"; }
+std::string mib(double bytes) { return num(bytes / kMiB) + " MiB"; }
+std::string mhz(double hz) { return num(hz / 1e6, 5) + " MHz"; }
+
+WrittenValue runtime(double v, std::string how) { return {v, "", Origin::runtime, std::move(how)}; }
+WrittenValue measured(double v, std::string how) { return {v, "", Origin::measured, std::move(how)}; }
+WrittenValue assumed(double v, std::string how) { return {v, "", Origin::assumption, std::move(how)}; }
+
+// The power of two nearest to a counter ratio, which must lie within 2% of it
+// (bytes per L2 sector or request of a fully coalesced read).
+i64 power_of_two_near(double ratio, const std::string& what) {
+  const double p = std::exp2(std::round(std::log2(ratio)));
+  if (!(ratio > 0) || std::fabs(ratio / p - 1) > 0.02)
+    throw std::runtime_error("calibrate: " + what + " came out at " + num(ratio, 6) +
+                             " bytes, not a power of two (Nsight Compute counters misread?)");
+  return static_cast<i64>(p);
+}
+
+std::string runs(const CalibrationMeasurements& m) { return "median of " + std::to_string(m.repetitions); }
+
+std::string sweep_text(const ResidentSweep& s) {
+  return s.setup + ", " + std::to_string(s.points) + " working sets from " + mib(static_cast<double>(s.smallest)) +
+         " to " + mib(static_cast<double>(s.largest));
+}
+
+// "<setup>: 1024 FLOP per SM per cycle at 1755 MHz"
+std::string pipe_text(const PipeRate& r, const std::string& unit) {
+  return r.setup + ": " + num(r.per_cycle, 5) + " " + unit + " per SM per cycle at " + mhz(r.clock_hz);
+}
+
+void add_sm(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const DeviceFacts& f = m.device;
+  const std::string attr = "cudaDeviceGetAttribute(cudaDevAttr";
+  d.values["compute_capability"] = {0, std::to_string(f.cc_major) + "." + std::to_string(f.cc_minor),
+                                    Origin::runtime, "cudaDeviceProp major.minor"};
+  d.values["sm.count"] = runtime(static_cast<double>(f.sm_count), "cudaDeviceProp::multiProcessorCount");
+  d.values["sm.clock"] = runtime(f.max_clock_hz, attr + "ClockRate), the peak SM clock");
+  d.values["sm.smem_per_sm"] =
+      runtime(static_cast<double>(f.smem_per_sm_bytes), attr + "MaxSharedMemoryPerMultiprocessor)");
+  d.values["sm.smem_per_block"] =
+      runtime(static_cast<double>(f.smem_per_block_optin_bytes), attr + "MaxSharedMemoryPerBlockOptin)");
+  const double l1_kib = std::round(m.l1_sweep.resident_bytes / 1024);
+  d.values["sm.l1_smem_per_sm"] = measured(
+      l1_kib * 1024, "L1 capacity with the shared-memory carve-out at its minimum: " + sweep_text(m.l1_sweep) +
+                     "; the most bytes that stayed L1-resident across passes (hit fraction x working set, "
+                     "hit fraction from the cold and warm per-access latency) was " +
+                     num(m.l1_sweep.resident_bytes / 1024, 5) + " KiB, at a " +
+                     num(static_cast<double>(m.l1_sweep.at_working_set) / 1024, 5) +
+                     " KiB working set (rounded to whole KiB)");
+  d.values["sm.registers"] = runtime(static_cast<double>(f.registers_per_sm), attr + "MaxRegistersPerMultiprocessor)");
+  d.values["sm.max_registers_per_thread"] =
+      runtime(static_cast<double>(f.max_registers_per_thread),
+              "cudaFuncGetAttributes numRegs of a kernel with 320 live values per thread: the compiler's "
+              "per-thread cap");
+  d.values["sm.max_threads"] =
+      runtime(static_cast<double>(f.max_threads_per_sm), attr + "MaxThreadsPerMultiProcessor)");
+  d.values["sm.max_warps"] =
+      runtime(static_cast<double>(f.max_threads_per_sm / f.warp_size),
+              "MaxThreadsPerMultiProcessor " + std::to_string(f.max_threads_per_sm) + " / warpSize " +
+                  std::to_string(f.warp_size));
+  d.values["sm.max_ctas"] = runtime(static_cast<double>(f.max_ctas_per_sm), attr + "MaxBlocksPerMultiprocessor)");
+}
+
+void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const DeviceFacts& f = m.device;
+  const ResidentSweep& s = m.l2_sweep;
+  d.values["l2.size"] = runtime(
+      static_cast<double>(f.l2_bytes),
+      "cudaDeviceGetAttribute(cudaDevAttrL2CacheSize). iosim calibrate's working-set sweep (" + sweep_text(s) +
+          ") kept at most " + mib(s.resident_bytes) +
+          " L2-resident across passes (at a " + mib(static_cast<double>(s.at_working_set)) + " working set), " +
+          num(100 * s.resident_bytes / static_cast<double>(f.l2_bytes), 3) + "% of it");
+  double bytes = 0, sectors = 0, requests = 0;
+  for (const CopyCounters& c : m.copies) {
+    bytes += static_cast<double>(c.bytes);
+    sectors += c.l2_read_sectors;
+    requests += c.l2_read_requests;
+  }
+  const std::string copies = "Nsight Compute on streaming copies (" + m.copy_setup + ", " +
+                             std::to_string(m.copies.size()) + " sizes), bytes read / ";
+  const double per_request = bytes / requests, per_sector = bytes / sectors;
+  d.values["l2.line"] = measured(static_cast<double>(power_of_two_near(per_request, "bytes per L2 request")),
+                                 copies + "lts__t_requests_srcunit_tex_op_read.sum = " + num(per_request, 6));
+  d.values["l2.sector"] = measured(static_cast<double>(power_of_two_near(per_sector, "bytes per L2 sector")),
+                                   copies + "lts__t_sectors_srcunit_tex_op_read.sum = " + num(per_sector, 6));
+  const bool split = m.far_sms > 0;
+  d.values["l2.partitions"] = measured(
+      split ? 2 : 1, "lines filled by SM 0, then read twice by each of " + std::to_string(m.sms_sampled) +
+                         " SMs: " + std::to_string(m.far_sms) + " of them saw far hits on their first read " +
+                         (split ? "(two halves, a far line is copied near)" : "(one uniform L2)"));
+  d.values["l2.associativity"] =
+      assumed(16, "not measured by iosim calibrate: NVIDIA publishes no L2 associativity and the set hash defeats "
+                  "conflict probes; 16 ways as in the other profiles");
+  d.values["l2.bandwidth"] = measured(
+      m.l2_read_bytes_per_s, m.l2_read_setup + ", best working set " +
+                                 mib(static_cast<double>(m.l2_read_working_set)) + ", " + runs(m) + ": " +
+                                 tbps(m.l2_read_bytes_per_s));
+  d.values["l2.merge_window"] =
+      assumed(32, "a model parameter iosim calibrate does not measure (the window of L2 request coalescing); the "
+                  "engine's former default. experiments/fit_calibration.py fits it against ncu lookups");
+  std::vector<double> dirty;
+  std::string each;
+  for (const CopyCounters& c : m.copies) {
+    dirty.push_back(c.dirty_at_end());
+    each += (each.empty() ? "" : ", ") + mib(static_cast<double>(c.bytes)) + ": " + num(c.dirty_at_end() / 1e6) + " MB";
+  }
+  d.values["l2.dirty_limit"] = measured(
+      std::round(median(dirty)),
+      "bytes still dirty in L2 at the end of a streaming copy = bytes copied - dram__bytes_write.sum (Nsight "
+      "Compute, --cache-control all; " + m.copy_setup + "), median over " + std::to_string(dirty.size()) +
+          " sizes (" + each + ")");
+}
+
+void add_dram(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const DeviceFacts& f = m.device;
+  const double peak = f.dram_peak_bytes_per_s();
+  d.values["dram.capacity"] =
+      runtime(static_cast<double>(f.global_memory_bytes), "cudaDeviceProp::totalGlobalMem (usable device memory)");
+  d.values["dram.peak_bandwidth"] =
+      runtime(peak, "cudaDevAttrGlobalMemoryBusWidth " + std::to_string(f.memory_bus_bits) +
+                        " bit x cudaDevAttrMemoryClockRate " + mhz(f.memory_clock_hz) + " x 2 (DDR) = " + tbps(peak));
+  d.values["dram.achievable_fraction"] = measured(
+      m.dram_read_bytes_per_s / peak,
+      "streaming read of " + mib(static_cast<double>(m.dram_buffer_bytes)) + ", " + m.dram_setup + ", " +
+          runs(m) + ": " + tbps(m.dram_read_bytes_per_s) + " / peak " + tbps(peak) + " (write " +
+          tbps(m.dram_write_bytes_per_s) + ", copy " + tbps(m.dram_copy_bytes_per_s) + " read + write)");
+}
+
+void add_latency(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const std::string overhead = ", minus " + num(m.timing_overhead_cycles, 3) + " cycles of clock64 timing overhead";
+  d.values["latency.smem"] = measured(m.smem_latency.value, m.smem_latency.setup + ", cycles per load");
+  d.values["latency.l2_near"] =
+      measured(m.l2_near_latency, m.chase_setup + ": the second read of the lines SM 0 filled, mean over " +
+                                      std::to_string(m.sms_sampled) + " SMs" + overhead);
+  d.values["latency.l2_far"] = measured(
+      m.l2_far_latency, m.far_sms > 0 ? m.chase_setup + ": the slow first reads (over " + num(m.far_factor, 3) +
+                                                        "x the SM's median re-read) of the lines SM 0 filled, on the " +
+                                            std::to_string(m.far_sms) + " SMs that saw them, mean" + overhead
+                                      : "no SM saw far hits: equal to latency.l2_near");
+  d.values["latency.dram"] =
+      measured(m.dram_latency, m.chase_setup + ": the first pass after the flush, mean" + overhead);
+}
+
+void add_compute(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const double sms = static_cast<double>(m.device.sm_count);
+  const std::string each = " x " + std::to_string(m.device.sm_count) + " SMs x ";
+  d.values["compute.tensor_fp16"] =
+      measured(m.mma_f16.per_cycle * sms * m.mma_f16.clock_hz,
+               "mma.sync m16n8k16 f16 " + num(m.mma_f16.per_cycle, 5) + " FLOP/cycle/SM" + each +
+                   mhz(m.mma_f16.clock_hz) + " under that load");
+  d.values["compute.tensor_bf16"] =
+      m.mma_bf16.per_cycle > 0
+          ? measured(m.mma_bf16.per_cycle * sms * m.mma_bf16.clock_hz,
+                     "mma.sync m16n8k16 bf16 " + num(m.mma_bf16.per_cycle, 5) + " FLOP/cycle/SM" + each +
+                         mhz(m.mma_bf16.clock_hz) + " under that load")
+          : runtime(0, "compute capability " + std::to_string(m.device.cc_major) + "." +
+                           std::to_string(m.device.cc_minor) + " has no bf16 mma.sync (needs 8.0)");
+  d.values["compute.fp32"] = measured(2 * m.fp32.per_cycle * sms * m.fp32.clock_hz,
+                                      "2 FLOP per FFMA x " + num(m.fp32.per_cycle, 5) + " FFMA lane-ops/cycle/SM" +
+                                          each + mhz(m.fp32.clock_hz) + " under that load");
+  d.values["compute.sfu"] = measured(m.mufu_ex2.per_cycle * sms * m.mufu_ex2.clock_hz,
+                                     "ex2.approx " + num(m.mufu_ex2.per_cycle, 5) + " lane-ops/cycle/SM" + each +
+                                         mhz(m.mufu_ex2.clock_hz) + " under that load");
+}
+
+void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const std::string all = std::to_string(m.device.sm_count) + " SMs busy, " + runs(m) + ", ";
+  const std::string clock = " (cycles: clock64 per warp over its timed loop; clock: clock64 / %globaltimer)";
+  d.values["sm_pipes.clock_tensor_load"] =
+      measured(m.mma_f16.clock_hz, "clock64 / %globaltimer per warp while every SM ran the mma_f16 benchmark (" +
+                                       m.mma_f16.setup + "), median");
+  d.values["sm_pipes.clock_memory_load"] =
+      measured(m.clock_memory_load_hz, "clock64 / %globaltimer per CTA during the DRAM streaming copy, median");
+  d.values["sm_pipes.mma_f16"] = measured(m.mma_f16.per_cycle, all + pipe_text(m.mma_f16, "FLOP") + clock);
+  if (m.mma_bf16.per_cycle > 0)
+    d.values["sm_pipes.mma_bf16"] = measured(m.mma_bf16.per_cycle, all + pipe_text(m.mma_bf16, "FLOP") + clock);
+  d.values["sm_pipes.fp32"] = measured(m.fp32.per_cycle, all + pipe_text(m.fp32, "op") + clock);
+  d.values["sm_pipes.mufu_ex2"] = measured(m.mufu_ex2.per_cycle, all + pipe_text(m.mufu_ex2, "op") + clock);
+  d.values["sm_pipes.smem_ldmatrix"] = measured(m.ldmatrix.per_cycle, all + pipe_text(m.ldmatrix, "B") + clock);
+  d.values["sm_pipes.issue"] = measured(m.issue.per_cycle, all + pipe_text(m.issue, "warp instructions") + clock);
+  d.values["sm_pipes.l2_load_per_sm"] = measured(m.l2_load_per_sm.value, m.l2_load_per_sm.setup);
+  d.values["sm_pipes.mma_latency"] = measured(m.mma_latency.value, m.mma_latency.setup);
+  d.values["sm_pipes.barrier_latency"] = measured(m.barrier_latency.value, m.barrier_latency.setup);
+}
+
+}  // namespace
+
+double median(std::vector<double> v) {
+  if (v.empty()) throw std::logic_error("median of an empty list");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string profile_name_for(const std::string& device_name) {
+  std::string out;
+  for (const char c : device_name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "gpu" : out;
+}
+
+ProfileDraft draft_from_measurements(const CalibrationMeasurements& m, const std::string& name) {
+  ProfileDraft d;
+  d.name = name;
+  d.display_name = m.device.name;
+  d.gpu = m.device.name;
+  d.date = m.date;
+  d.comments = {"Written by iosim calibrate on " + m.device.name + ", " + m.date +
+                    (m.quick ? " (--quick: shortened benchmarks, for tests)" : "") +
+                    ". Keys and units: hw_profiles/README.md. Every value was read from the CUDA runtime or "
+                    "measured on this GPU, except where the source says assumption."};
+  add_sm(d, m);
+  add_l2(d, m);
+  add_dram(d, m);
+  add_latency(d, m);
+  add_compute(d, m);
+  add_sm_pipes(d, m);
+  return d;
+}
+
+}  // namespace iosim::profile

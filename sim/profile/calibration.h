@@ -1,0 +1,140 @@
+// What `iosim calibrate` reads and measures on one GPU, and the profile made
+// from it. kernels/calibrate fills CalibrationMeasurements on the GPU; the
+// mapping to profile keys and every source text live here, in plain C++, so
+// that they are tested without a GPU (tests/test_profiles.cpp writes a draft
+// from made-up measurements and loads it back).
+//
+// Units: bytes, Hz, bytes/s, SM cycles; per-SM rates per cycle.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/common/hd.h"
+#include "sim/profile/profile_writer.h"
+
+namespace iosim::profile {
+
+// Read from the CUDA runtime (cudaGetDeviceProperties / cudaDeviceGetAttribute;
+// cudaFuncGetAttributes for the register cap).
+struct DeviceFacts {
+  std::string name;  // cudaDeviceProp::name, e.g. "NVIDIA H200"
+  int cc_major = 0;
+  int cc_minor = 0;
+  i64 sm_count = 0;
+  double max_clock_hz = 0;             // cudaDevAttrClockRate
+  i64 smem_per_sm_bytes = 0;           // cudaDevAttrMaxSharedMemoryPerMultiprocessor
+  i64 smem_per_block_optin_bytes = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+  i64 registers_per_sm = 0;            // cudaDevAttrMaxRegistersPerMultiprocessor
+  i64 max_registers_per_thread = 0;    // numRegs of a kernel that wants more than any thread may have
+  i64 max_threads_per_sm = 0;          // cudaDevAttrMaxThreadsPerMultiProcessor
+  i64 warp_size = 0;
+  i64 max_ctas_per_sm = 0;             // cudaDevAttrMaxBlocksPerMultiprocessor
+  i64 l2_bytes = 0;                    // cudaDevAttrL2CacheSize
+  i64 global_memory_bytes = 0;         // cudaDeviceProp::totalGlobalMem
+  double memory_clock_hz = 0;          // cudaDevAttrMemoryClockRate
+  i64 memory_bus_bits = 0;             // cudaDevAttrGlobalMemoryBusWidth
+  // Bus width x memory clock x 2 (double data rate).
+  double dram_peak_bytes_per_s() const {
+    return static_cast<double>(memory_bus_bits) / 8.0 * memory_clock_hz * 2.0;
+  }
+};
+
+// One streaming copy profiled by Nsight Compute (--cache-control all: it
+// starts with a clean L2).
+struct CopyCounters {
+  i64 bytes = 0;             // copied (read once, written once)
+  double dram_read = 0;      // dram__bytes_read.sum
+  double dram_write = 0;     // dram__bytes_write.sum
+  double l2_read_sectors = 0;   // lts__t_sectors_srcunit_tex_op_read.sum
+  double l2_read_requests = 0;  // lts__t_requests_srcunit_tex_op_read.sum
+  double dirty_at_end() const { return static_cast<double>(bytes) - dram_write; }
+};
+
+// Each result carries `setup`: how the benchmark that produced it ran, in
+// words written where it is launched (kernels/calibrate), for the source.
+
+// A throughput kernel's result: work per SM per SM cycle, and the SM clock
+// (clock64 over %globaltimer) while it ran.
+struct PipeRate {
+  double per_cycle = 0;
+  double clock_hz = 0;
+  std::string setup;
+};
+
+// A single measured number (a latency, one SM's bandwidth).
+struct Measured {
+  double value = 0;
+  std::string setup;
+};
+
+// A working-set sweep's capacity estimate: the most bytes that stayed
+// resident across passes (hit fraction x working set, at its largest).
+struct ResidentSweep {
+  double resident_bytes = 0;  // the estimate
+  i64 at_working_set = 0;     // where the largest value was seen
+  i64 smallest = 0, largest = 0;
+  int points = 0;
+  std::string setup;
+};
+
+struct CalibrationMeasurements {
+  DeviceFacts device;
+  std::string date;  // YYYY-MM-DD
+  bool quick = false;
+  int repetitions = 0;  // timed runs behind every median
+
+  // DRAM streaming.
+  std::string dram_setup;
+  i64 dram_buffer_bytes = 0;
+  double dram_read_bytes_per_s = 0;
+  double dram_write_bytes_per_s = 0;
+  double dram_copy_bytes_per_s = 0;  // bytes read + bytes written
+  double clock_memory_load_hz = 0;   // during the copy
+
+  // L2: bandwidth of an L2-resident re-read, and capacities.
+  std::string l2_read_setup;
+  double l2_read_bytes_per_s = 0;
+  i64 l2_read_working_set = 0;
+  ResidentSweep l2_sweep;  // all SMs, ld.global.cg
+  ResidentSweep l1_sweep;  // one SM, ld.global.ca, smallest shared-memory carve-out
+
+  // Nsight Compute on streaming copies of several sizes.
+  std::string copy_setup;
+  std::vector<CopyCounters> copies;
+
+  // Latencies in cycles, the clock64 timing overhead already subtracted.
+  std::string chase_setup;  // the L2/DRAM pointer chase and its L2 flush
+  double timing_overhead_cycles = 0;
+  Measured smem_latency;
+  double l2_near_latency = 0;
+  double l2_far_latency = 0;  // = near when no SM saw far hits
+  double dram_latency = 0;
+  int sms_sampled = 0;  // SMs that read the lines SM 0 filled
+  int far_sms = 0;      // of them, those that saw far hits (0: one uniform L2)
+  double far_factor = 0;  // a first read slower than this x the SM's median re-read was a far hit
+
+  // SM pipes, all SMs busy unless said otherwise.
+  PipeRate mma_f16;
+  PipeRate mma_bf16;  // per_cycle 0: bf16 tensor cores unsupported
+  PipeRate fp32;      // FFMA lane-ops
+  PipeRate mufu_ex2;  // lane-ops
+  PipeRate ldmatrix;  // bytes
+  PipeRate issue;     // warp instructions
+  Measured l2_load_per_sm;  // bytes per cycle, one SM alone
+  Measured mma_latency;
+  Measured barrier_latency;
+};
+
+// The draft profile (every schema key, sources included), named `name`.
+// Throws std::runtime_error when a counter-derived granularity is not a power
+// of two (the counters were misread).
+ProfileDraft draft_from_measurements(const CalibrationMeasurements& m, const std::string& name);
+
+// The profile name for a device name: lower case, runs of other characters as
+// one '-' ("NVIDIA H200" -> "nvidia-h200").
+std::string profile_name_for(const std::string& device_name);
+
+// The value of an even-length list's median: the mean of the two middle values.
+double median(std::vector<double> v);
+
+}  // namespace iosim::profile

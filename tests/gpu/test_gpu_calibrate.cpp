@@ -1,0 +1,158 @@
+// `iosim calibrate`'s microbenchmarks against physical bounds: the --quick
+// benchmarks run once for every case, which all skip without a GPU; the Nsight
+// Compute case also skips without ncu or counter permission. The host
+// arithmetic behind them is test_gpu_calibrate_analysis.cpp.
+#define BOOST_TEST_MODULE test_gpu_calibrate
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <unistd.h>
+
+#include "gpu_test_support.h"
+#include "kernels/calibrate/analysis.h"
+#include "kernels/calibrate/calibrate.h"
+#include "sim/profile/calibration.h"
+#include "sim/profile/hardware_profile.h"
+
+namespace fs = std::filesystem;
+using iosim::i64;
+using namespace iosim::calibrate;
+namespace profile = iosim::profile;
+
+namespace {
+
+// The iosim CLI built beside this test; IOSIM_CLI overrides the path when the
+// executables were copied elsewhere (scripts/gpu_device_run.sh sets it).
+std::string iosim_cli() {
+  const char* env = std::getenv("IOSIM_CLI");
+  return env != nullptr && *env != '\0' ? env : IOSIM_CLI_PATH;
+}
+
+// The quick benchmarks, run once for all GPU cases.
+const profile::CalibrationMeasurements& quick_run() {
+  static const profile::CalibrationMeasurements m = run_benchmarks(true, &std::cout);
+  return m;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(gpu_bounds, *iosim::gputest::requires_gpu())
+
+BOOST_AUTO_TEST_CASE(dram_bandwidth_is_below_the_bus_peak_and_above_30_percent_of_it) {
+  const auto& m = quick_run();
+  const double peak = m.device.dram_peak_bytes_per_s();
+  for (const double bw : {m.dram_read_bytes_per_s, m.dram_write_bytes_per_s, m.dram_copy_bytes_per_s}) {
+    BOOST_TEST(bw <= peak);
+    BOOST_TEST(bw > 0.3 * peak);
+  }
+  BOOST_TEST(m.l2_read_bytes_per_s > m.dram_read_bytes_per_s);  // L2 serves resident data faster than DRAM
+}
+
+BOOST_AUTO_TEST_CASE(the_l2_holds_about_what_the_driver_reports) {
+  const auto& m = quick_run();
+  const double driver = static_cast<double>(m.device.l2_bytes);
+  BOOST_TEST(m.l2_sweep.resident_bytes >= 0.75 * driver);
+  BOOST_TEST(m.l2_sweep.resident_bytes <= 1.25 * driver);
+}
+
+BOOST_AUTO_TEST_CASE(the_l1_holds_at_least_the_shared_memory_carve_out) {
+  // The profile's rule smem_per_sm <= l1_smem_per_sm (shared memory is carved out of L1).
+  const auto& m = quick_run();
+  BOOST_TEST(m.l1_sweep.resident_bytes >= static_cast<double>(m.device.smem_per_sm_bytes));
+  BOOST_TEST(m.l1_sweep.resident_bytes <= 2.0 * static_cast<double>(m.device.smem_per_sm_bytes));
+}
+
+BOOST_AUTO_TEST_CASE(pipe_rates_are_within_what_four_schedulers_can_issue) {
+  const auto& m = quick_run();
+  // 4 schedulers x 32 lanes per SM per cycle bound every lane-op rate; 32 banks x 4 B bound shared memory
+  // (CUDA C++ Programming Guide); 4096 dense FP16 FLOP/cycle/SM is Hopper's datasheet tensor rate.
+  BOOST_TEST(m.mma_f16.per_cycle > 0);
+  BOOST_TEST(m.mma_f16.per_cycle <= 2 * 4096.0);
+  if (m.device.cc_major >= 8) {
+    BOOST_TEST(m.mma_bf16.per_cycle > 0);
+    BOOST_TEST(m.mma_bf16.per_cycle <= 2 * 4096.0);
+  }
+  BOOST_TEST(m.fp32.per_cycle > 0);
+  BOOST_TEST(m.fp32.per_cycle <= 128.0);
+  BOOST_TEST(m.mufu_ex2.per_cycle > 0);
+  BOOST_TEST(m.mufu_ex2.per_cycle < m.fp32.per_cycle);
+  BOOST_TEST(m.ldmatrix.per_cycle > 0);
+  BOOST_TEST(m.ldmatrix.per_cycle <= 128.0);
+  BOOST_TEST(m.issue.per_cycle > 0);
+  BOOST_TEST(m.issue.per_cycle <= 4.5);
+}
+
+BOOST_AUTO_TEST_CASE(clocks_under_load_stay_at_or_below_the_peak_clock) {
+  const auto& m = quick_run();
+  // 0.1%: %globaltimer's granularity over a run of milliseconds.
+  for (const double hz : {m.mma_f16.clock_hz, m.fp32.clock_hz, m.clock_memory_load_hz}) {
+    BOOST_TEST(hz <= m.device.max_clock_hz * 1.001);
+    BOOST_TEST(hz > 0.5 * m.device.max_clock_hz);  // under half its clock the GPU is throttled, not measured
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_sm_pulls_at_least_its_share_of_the_l2_and_at_most_all_of_it) {
+  const auto& m = quick_run();
+  const double whole = m.l2_read_bytes_per_s / m.device.max_clock_hz;  // bytes per cycle, all SMs
+  BOOST_TEST(m.l2_load_per_sm.value >= whole / static_cast<double>(m.device.sm_count));
+  BOOST_TEST(m.l2_load_per_sm.value <= whole);
+}
+
+BOOST_AUTO_TEST_CASE(latencies_grow_from_shared_memory_to_l2_to_dram) {
+  const auto& m = quick_run();
+  BOOST_TEST(m.timing_overhead_cycles >= 0);
+  BOOST_TEST(m.smem_latency.value > 0);
+  BOOST_TEST(m.smem_latency.value < m.l2_near_latency);
+  BOOST_TEST(m.l2_near_latency <= m.l2_far_latency);
+  BOOST_TEST(m.l2_far_latency < m.dram_latency);
+  // A dependent mma cannot finish faster than one scheduler's share of the tensor rate allows.
+  BOOST_TEST(m.mma_latency.value >= 2.0 * 16 * 8 * 16 / (m.mma_f16.per_cycle / 4));
+  BOOST_TEST(m.barrier_latency.value > 0);
+  BOOST_TEST(m.barrier_latency.value < m.dram_latency);
+  BOOST_TEST(m.device.max_registers_per_thread > 0);
+  BOOST_TEST(m.device.max_registers_per_thread <= 255);  // the ISA's register numbers
+}
+
+BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
+  std::string ncu;
+  try {
+    ncu = find_ncu();
+  } catch (const Unavailable& e) {
+    std::cout << "SKIPPED: " << e.what() << "\n";
+    return;
+  }
+  // ncu runs the iosim CLI's hidden probe mode.
+  std::vector<profile::CopyCounters> copies;
+  try {
+    copies = profile_copies(ncu, iosim_cli(), copy_probe_sizes(true));
+  } catch (const Unavailable& e) {
+    std::cout << "SKIPPED: " << e.what() << "\n";
+    return;
+  }
+  profile::CalibrationMeasurements m = quick_run();
+  m.copies = copies;
+  m.copy_setup = copy_setup();
+  for (const profile::CopyCounters& c : copies) {
+    BOOST_TEST(c.dram_read >= static_cast<double>(c.bytes));  // a flushed L2: every byte comes from DRAM
+    BOOST_TEST(c.dram_read <= 1.05 * static_cast<double>(c.bytes));
+    BOOST_TEST(c.dirty_at_end() >= 0);
+    BOOST_TEST(c.dirty_at_end() <= static_cast<double>(m.device.l2_bytes));
+  }
+  const fs::path dir = fs::temp_directory_path() / ("iosim-test-calibrate-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "quick.yaml";
+  std::ofstream(file) << profile::write_profile_yaml(profile::draft_from_measurements(m, "quick"));
+  const profile::HardwareProfile p = profile::load_profile(file.string());
+  BOOST_TEST(p.sm_pipes.present);
+  BOOST_TEST(p.l2_sector_bytes == 32);
+  BOOST_TEST(p.l2_line_bytes == 128);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,133 @@
+// The host arithmetic of `iosim calibrate` (kernels/calibrate/analysis.h and
+// the copy-probe sizes): rates from warp records, capacities from sweeps,
+// near/far L2 hits, Nsight Compute's CSV. No GPU needed: it runs in CI.
+#define BOOST_TEST_MODULE test_gpu_calibrate_analysis
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/calibrate/analysis.h"
+#include "kernels/calibrate/calibrate.h"
+
+namespace fs = std::filesystem;
+using iosim::i64;
+using namespace iosim::calibrate;
+namespace profile = iosim::profile;
+
+namespace {
+
+// The source tree: where it was configured, else the working directory (the
+// GPU machine runs the tests from a copy of the repository root).
+fs::path repo_root() {
+  const fs::path configured = IOSIM_SOURCE_DIR;
+  return fs::exists(configured / "experiments") ? configured : fs::current_path();
+}
+
+WarpRecord record(std::uint32_t sm, std::uint64_t clk0, std::uint64_t clk1, std::uint64_t ns, std::uint64_t work) {
+  WarpRecord r;
+  r.smid = sm;
+  r.clk0 = clk0;
+  r.clk1 = clk1;
+  r.gt0 = 1000;
+  r.gt1 = 1000 + ns;
+  r.work = work;
+  return r;
+}
+
+// A sweep whose cold pass costs 600 cycles per access and a hit 300; `hits(W)`
+// is the fraction of accesses that hit.
+template <class Hits>
+std::vector<SweepPoint> sweep(const std::vector<i64>& sizes, Hits hits) {
+  std::vector<SweepPoint> out;
+  for (const i64 w : sizes) out.push_back({w, 600, 600 - 300 * hits(static_cast<double>(w))});
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(host_arithmetic)
+
+BOOST_AUTO_TEST_CASE(pipe_rate_is_work_over_each_sms_busy_span_median_over_sms) {
+  // SM 3: two warps over cycles [0, 1100], 2200 units -> 2 per cycle; SM 5: 1 per cycle; SM 7: 4 per cycle.
+  const std::vector<WarpRecord> records{record(3, 0, 1000, 500, 1000), record(3, 100, 1100, 500, 1200),
+                                        record(5, 0, 2000, 1000, 2000), record(7, 0, 500, 250, 2000),
+                                        record(9, 10, 10, 0, 0)};  // a warp that never ran its loop
+  const profile::PipeRate r = pipe_rate(records);
+  BOOST_TEST(r.per_cycle == 2.0);
+  BOOST_TEST(r.clock_hz == 2e9);  // 1000 cycles in 500 ns
+  BOOST_CHECK_THROW(pipe_rate({record(1, 5, 5, 0, 1)}), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(resident_capacity_finds_the_capacity_under_lru_and_under_a_scan_resistant_policy) {
+  const double c = 64.0 * 1024 * 1024;
+  std::vector<i64> sizes;
+  for (int k = -16; k <= 16; ++k) sizes.push_back(static_cast<i64>(c * std::exp2(k / 8.0)));
+  // LRU on a cyclic sweep: everything hits up to the capacity, nothing past it.
+  const auto lru = resident_capacity(sweep(sizes, [&](double w) { return w <= c ? 1.0 : 0.0; }));
+  BOOST_TEST(lru.resident_bytes == c);
+  BOOST_TEST(lru.at_working_set == static_cast<i64>(c));
+  // A policy that keeps a capacity's worth of any larger set: hits C / W.
+  const auto kept = resident_capacity(sweep(sizes, [&](double w) { return std::min(1.0, c / w); }));
+  BOOST_TEST(std::fabs(kept.resident_bytes - c) < 1.0);
+  // Where the bandwidth knee would sit (half the accesses hitting) is 2C here: not the capacity.
+  BOOST_TEST(kept.points == 33);
+  BOOST_TEST(kept.smallest == sizes.front());
+}
+
+BOOST_AUTO_TEST_CASE(near_far_counts_sms_that_see_slow_first_reads_and_averages_them) {
+  const std::vector<double> near(100, 290.0);
+  std::vector<double> half_far(100, 290.0);
+  for (int i = 0; i < 50; ++i) half_far[i] = 460.0;
+  const NearFar split = near_far({near, half_far, half_far}, {near, near, near});
+  BOOST_TEST(split.sampled == 3);
+  BOOST_TEST(split.far_sms == 2);
+  BOOST_TEST(split.near == 290.0);
+  BOOST_TEST(split.far == 460.0);
+  const NearFar uniform = near_far({near, near}, {near, near});
+  BOOST_TEST(uniform.far_sms == 0);
+  BOOST_TEST(uniform.far == uniform.near);
+}
+
+BOOST_AUTO_TEST_CASE(ncu_csv_rows_match_the_committed_copy_probe_table) {
+  // The raw ncu CSV of the 2026-11-23 H200 probe, and the table made from it then.
+  const fs::path dir = repo_root() / "experiments" / "results" / "2026-11-23-h200-copy-writeback";
+  std::ifstream csv(dir / "ncu-268435456.csv");
+  BOOST_TEST_REQUIRE(static_cast<bool>(csv));
+  std::stringstream text;
+  text << csv.rdbuf();
+  const auto rows = ncu_metric_rows(text.str(), {"dram__bytes_read.sum", "dram__bytes_write.sum"});
+  BOOST_TEST_REQUIRE(rows.size() == 1u);
+  std::ifstream table(dir / "copy.csv");
+  bool found = false;
+  for (std::string line; std::getline(table, line);) {
+    if (line.rfind("268435456,", 0) != 0) continue;
+    std::istringstream f(line);
+    std::string bytes, read, write;
+    std::getline(f, bytes, ',');
+    std::getline(f, read, ',');
+    std::getline(f, write, ',');
+    BOOST_TEST(rows[0][0] == std::stod(read));
+    BOOST_TEST(rows[0][1] == std::stod(write));
+    found = true;
+  }
+  BOOST_TEST(found);
+  BOOST_CHECK_THROW(ncu_metric_rows(text.str(), {"no__such_metric.sum"}), std::runtime_error);
+  BOOST_CHECK_THROW(ncu_metric_rows("==ERROR== ERR_NVGPUCTRPERM\n", {"dram__bytes_read.sum"}), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(copy_probe_sizes_are_whole_chunks) {
+  const std::vector<i64> sizes = parse_copy_sizes("33554432,65536");
+  BOOST_TEST(sizes.size() == 2u);
+  for (const char* bad : {"", "33554433", "-32768", "32768,abc", "32768,,65536"})
+    BOOST_CHECK_THROW(parse_copy_sizes(bad), iosim::InputError);
+  for (const i64 s : copy_probe_sizes(false)) BOOST_TEST(s % kCopyChunkBytes == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+

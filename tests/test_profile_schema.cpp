@@ -1,0 +1,391 @@
+// The profile schema (sim/profile/schema.h) as one table: every key is
+// described, hw_profiles/README.md's key tables are the generated ones, the
+// optional sm_pipes section loads and is validated, and a profile written by
+// the calibrate writer from made-up measurements loads back through the strict
+// loader with the values it was written with.
+#define BOOST_TEST_MODULE test_profile_schema
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sim/common/error.h"
+#include "sim/profile/calibration.h"
+#include "sim/profile/hardware_profile.h"
+#include "sim/profile/profile_writer.h"
+#include "sim/profile/schema.h"
+#include "tests/test_files.h"
+
+namespace fs = std::filesystem;
+using iosim::i64;
+using namespace iosim::profile;
+using iosim::testing::read_text;
+using iosim::testing::TempDir;
+
+namespace {
+
+const fs::path kRepo = fs::path(IOSIM_TEST_DATA_DIR) / ".." / "..";
+
+
+std::string load_error(const fs::path& file) {
+  try {
+    load_profile(file.string());
+  } catch (const iosim::InputError& e) {
+    return e.what();
+  }
+  BOOST_FAIL("loading " << file << " succeeded but should have been rejected");
+  return {};
+}
+
+// Measurements of a made-up GPU shaped like an H100; every number differs from
+// the others so that a value landing on the wrong key is caught.
+CalibrationMeasurements made_up_measurements() {
+  CalibrationMeasurements m;
+  DeviceFacts& f = m.device;
+  f.name = "Test GPU X1";
+  f.cc_major = 9;
+  f.cc_minor = 0;
+  f.sm_count = 132;
+  f.max_clock_hz = 1980e6;
+  f.smem_per_sm_bytes = 233472;
+  f.smem_per_block_optin_bytes = 232448;
+  f.registers_per_sm = 65536;
+  f.max_registers_per_thread = 255;
+  f.max_threads_per_sm = 2048;
+  f.warp_size = 32;
+  f.max_ctas_per_sm = 32;
+  f.l2_bytes = 52428800;
+  f.global_memory_bytes = 85017493504;
+  f.memory_clock_hz = 2619e6;
+  f.memory_bus_bits = 5120;
+  m.date = "2026-11-25";
+  m.repetitions = 5;
+  m.dram_setup = "dram setup";
+  m.dram_buffer_bytes = i64{2} << 30;
+  m.dram_read_bytes_per_s = 3.0345e12;
+  m.dram_write_bytes_per_s = 2.9e12;
+  m.dram_copy_bytes_per_s = 2.86e12;
+  m.clock_memory_load_hz = 1971.5e6;
+  m.l2_read_setup = "l2 setup";
+  m.l2_read_bytes_per_s = 8.7912e12;
+  m.l2_read_working_set = 13107200;
+  m.l2_sweep = {49.5 * 1024 * 1024, 52428800, 13107200, 209715200, 33, "l2 sweep"};
+  m.l1_sweep = {250.3 * 1024, 262144, 65536, 524288, 25, "l1 sweep"};
+  m.copy_setup = "copy setup";
+  for (const i64 bytes : {i64{32} << 20, i64{64} << 20, i64{128} << 20}) {
+    const double dirty = 21.5e6 + static_cast<double>(bytes) * 1e-3;
+    m.copies.push_back({bytes, static_cast<double>(bytes) + 4096, static_cast<double>(bytes) - dirty,
+                        static_cast<double>(bytes) / 32 * 1.0001, static_cast<double>(bytes) / 128});
+  }
+  m.chase_setup = "chase setup";
+  m.timing_overhead_cycles = 3;
+  m.smem_latency = {29, "smem setup"};
+  m.l2_near_latency = 288.4;
+  m.l2_far_latency = 463.2;
+  m.dram_latency = 685.7;
+  m.sms_sampled = 44;
+  m.far_sms = 23;
+  m.far_factor = 1.25;
+  m.mma_f16 = {1021.7, 1755.3e6, "mma f16 setup"};
+  m.mma_bf16 = {1019.1, 1748.9e6, "mma bf16 setup"};
+  m.fp32 = {127.3, 1975.1e6, "ffma setup"};
+  m.mufu_ex2 = {15.9, 1977.2e6, "ex2 setup"};
+  m.ldmatrix = {126.8, 1976.4e6, "ldmatrix setup"};
+  m.issue = {3.91, 1979.1e6, "issue setup"};
+  m.l2_load_per_sm = {61.7, "one sm setup"};
+  m.mma_latency = {33.2, "mma chain setup"};
+  m.barrier_latency = {21.6, "barrier setup"};
+  return m;
+}
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-5 * std::max(std::fabs(a), std::fabs(b)); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(schema_table)
+
+BOOST_AUTO_TEST_CASE(every_key_has_a_description_a_field_and_a_range_that_fits_its_kind) {
+  std::set<std::string> paths;
+  auto check = [&](const std::string& path, const SchemaKey& k) {
+    BOOST_TEST_CONTEXT(path) {
+      BOOST_TEST(paths.insert(path).second, "key listed twice");
+      BOOST_TEST(k.description.size() > 8u);
+      BOOST_TEST(!k.field.empty());
+      const bool text = k.kind == ValueKind::plain_text || k.kind == ValueKind::compute_capability ||
+                        k.kind == ValueKind::dram_kind;
+      BOOST_TEST(k.range.numeric == !text);
+      if (!text) BOOST_TEST(!k.range.text().empty());
+      BOOST_TEST(!kind_name(k.kind).empty());
+    }
+  };
+  for (const SchemaSection& s : profile_schema()) {
+    if (!s.key.empty()) BOOST_TEST(!s.description.empty(), s.key);
+    BOOST_TEST((s.required || s.present != nullptr), "an optional section needs its presence flag: " << s.key);
+    for (const SchemaKey& k : s.keys) check(key_path(s, k), k);
+  }
+  for (const SchemaKey& k : family_schema()) check("kernel_families.*." + std::string(k.key), k);
+}
+
+BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
+  const std::vector<std::string> expected{"clock_tensor_load", "clock_memory_load", "mma_f16",   "mma_bf16",
+                                          "fp32",              "mufu_ex2",          "smem_ldmatrix",
+                                          "issue",             "l2_load_per_sm",    "mma_latency",
+                                          "barrier_latency"};
+  std::vector<std::string> got;
+  for (const SchemaSection& s : profile_schema())
+    if (s.key == "sm_pipes") {
+      BOOST_TEST(!s.required);
+      for (const SchemaKey& k : s.keys) got.push_back(std::string(k.key));
+    }
+  BOOST_TEST(got == expected, boost::test_tools::per_element());
+  BOOST_TEST(kind_name(find_key("sm_pipes.mma_f16")->kind) == "FLOP/cycle");
+  BOOST_TEST(kind_name(find_key("sm_pipes.l2_load_per_sm")->kind) == "B/cycle");
+  BOOST_TEST(kind_name(find_key("sm_pipes.issue")->kind) == "inst/cycle");
+  BOOST_TEST(find_key("sm_pipes.mma_bf16")->range.contains(0.0));
+  BOOST_TEST(!find_key("sm_pipes.mma_f16")->range.contains(0.0));
+}
+
+BOOST_AUTO_TEST_CASE(readme_key_tables_are_the_ones_generated_from_the_schema) {
+  const std::string readme = read_text(kRepo / "hw_profiles" / "README.md");
+  const std::string begin = "<!-- BEGIN generated";
+  const std::string end = "<!-- END generated -->";
+  const std::size_t b = readme.find(begin);
+  const std::size_t e = readme.find(end);
+  BOOST_TEST_REQUIRE((b != std::string::npos && e != std::string::npos && b < e),
+                     "hw_profiles/README.md lacks the generated-table markers");
+  const std::size_t first = readme.find('\n', b) + 1;
+  BOOST_TEST(readme.substr(first, e - first) == schema_markdown(),
+             "hw_profiles/README.md's key tables differ from the schema: run scripts/gen_profile_schema.sh");
+  // The key the hand-written table once missed.
+  BOOST_TEST(schema_markdown().find("`l2.dirty_limit`") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(sm_pipes_section)
+
+const std::string kPipes =
+    "sm_pipes:\n"
+    "  clock_tensor_load: {value: 1755 MHz, source: \"x\"}\n"
+    "  clock_memory_load: {value: 1.97 GHz, source: \"x\"}\n"
+    "  mma_f16: {value: 1024 FLOP/cycle, source: \"x\"}\n"
+    "  fp32: {value: 128 op/cycle, source: \"x\"}\n"
+    "  mufu_ex2: {value: 16 op/cycle, source: \"x\"}\n"
+    "  smem_ldmatrix: {value: 128 B/cycle, source: \"x\"}\n"
+    "  issue: {value: 3.9 inst/cycle, source: \"x\"}\n"
+    "  l2_load_per_sm: {value: 64 B/cycle, source: \"x\"}\n"
+    "  mma_latency: {value: 33 cycles, source: \"x\"}\n"
+    "  barrier_latency: {value: 20 cycles, source: \"x\"}\n";
+
+std::string with_pipes(const std::string& pipes) {
+  return read_text(kRepo / "hw_profiles" / "a100-sxm4-40gb.yaml") + pipes;
+}
+
+int line_of(const std::string& text, const std::string& marker) {
+  std::istringstream in(text);
+  int n = 0;
+  for (std::string l; std::getline(in, l);) {
+    ++n;
+    if (l.find(marker) != std::string::npos) return n;
+  }
+  BOOST_FAIL("no line contains " << marker);
+  return 0;
+}
+
+void expect_rejected(const std::string& text, const std::string& marker, const std::string& key,
+                     const std::string& problem) {
+  const TempDir dir;
+  const fs::path file = dir.write_yaml("a100-sxm4-40gb", text);
+  const std::string msg = load_error(file);
+  const std::string prefix = file.string() + ":" + std::to_string(line_of(text, marker)) + ": " + key + ": ";
+  BOOST_TEST(msg.rfind(prefix, 0) == 0, msg << " (expected prefix " << prefix << ")");
+  BOOST_TEST(msg.find(problem) != std::string::npos, msg);
+}
+
+BOOST_AUTO_TEST_CASE(profiles_without_the_section_load_with_it_absent) {
+  for (const auto& entry : fs::directory_iterator(kRepo / "hw_profiles")) {
+    if (entry.path().extension() != ".yaml") continue;
+    BOOST_TEST(!load_profile(entry.path().string()).sm_pipes.present, entry.path());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_section_loads_in_base_units_and_bf16_may_be_absent) {
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes)).string());
+  BOOST_TEST(p.sm_pipes.present);
+  BOOST_TEST(p.sm_pipes.clock_tensor_load_hz == 1755e6);
+  BOOST_TEST(p.sm_pipes.clock_memory_load_hz == 1.97e9);
+  BOOST_TEST(p.sm_pipes.mma_f16_flop_per_cycle == 1024.0);
+  BOOST_TEST(p.sm_pipes.mma_bf16_flop_per_cycle == 0.0);
+  BOOST_TEST(p.sm_pipes.issue_inst_per_cycle == 3.9);
+  BOOST_TEST(p.sm_pipes.mma_latency_cycles == 33.0);
+  const HardwareProfile q =
+      load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + "  mma_bf16: {value: 0 FLOP/cycle, source: \"x\"}\n"))
+                       .string());
+  BOOST_TEST(q.sm_pipes.mma_bf16_flop_per_cycle == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_required_key_of_the_section_is_rejected_at_the_section) {
+  std::string pipes = kPipes;
+  const std::string issue = "  issue: {value: 3.9 inst/cycle, source: \"x\"}\n";
+  pipes.erase(pipes.find(issue), issue.size());
+  expect_rejected(with_pipes(pipes), "sm_pipes:", "sm_pipes.issue", "missing key");
+}
+
+BOOST_AUTO_TEST_CASE(a_zero_rate_is_rejected_where_the_range_excludes_it) {
+  std::string pipes = kPipes;
+  pipes.replace(pipes.find("1024 FLOP/cycle"), 15, "0 FLOP/cycle");
+  expect_rejected(with_pipes(pipes), "mma_f16", "sm_pipes.mma_f16", "is not positive");
+}
+
+BOOST_AUTO_TEST_CASE(a_per_cycle_unit_of_another_kind_is_rejected) {
+  std::string pipes = kPipes;
+  pipes.replace(pipes.find("1024 FLOP/cycle"), 15, "1024 B/cycle");
+  expect_rejected(with_pipes(pipes), "mma_f16", "sm_pipes.mma_f16", "is bytes per cycle, not FLOP per cycle");
+  std::string unknown = kPipes;
+  unknown += "  tensor_ops: {value: 4 inst/cycle, source: \"x\"}\n";
+  expect_rejected(with_pipes(unknown), "tensor_ops", "sm_pipes.tensor_ops", "unknown key");
+}
+
+BOOST_AUTO_TEST_CASE(dram_kind_may_be_left_out_but_not_misspelt) {
+  const std::string text = read_text(kRepo / "hw_profiles" / "a100-sxm4-40gb.yaml");
+  std::istringstream in(text);
+  std::string without, bad;
+  for (std::string l; std::getline(in, l);) {
+    const bool kind = l.rfind("  kind:", 0) == 0;
+    if (!kind) without += l + "\n";
+    bad += (kind ? "  kind: {value: HBM4, source: \"x\"}" : l) + "\n";
+  }
+  const TempDir dir;
+  BOOST_TEST(load_profile(dir.write_yaml("a100-sxm4-40gb", without).string()).dram_kind.empty());
+  expect_rejected(bad, "HBM4", "dram.kind", "unknown DRAM kind");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(calibrate_writer)
+
+BOOST_AUTO_TEST_CASE(a_written_profile_reloads_with_every_value_it_was_written_with) {
+  const CalibrationMeasurements m = made_up_measurements();
+  const ProfileDraft draft = draft_from_measurements(m, "test-gpu-x1");
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("test-gpu-x1", write_profile_yaml(draft)).string());
+  for (const SchemaSection& s : profile_schema())
+    for (const SchemaKey& k : s.keys) {
+      const std::string path = key_path(s, k);
+      const auto it = draft.values.find(path);
+      BOOST_TEST_CONTEXT(path) {
+        if (k.kind == ValueKind::plain_text) continue;
+        if (it == draft.values.end()) {
+          BOOST_TEST(!k.required, "a required key was not written");
+          continue;
+        }
+        if (k.kind == ValueKind::compute_capability || k.kind == ValueKind::dram_kind)
+          BOOST_TEST(text_value(p, k) == it->second.text);
+        else
+          BOOST_TEST(close(numeric_value(p, k), it->second.number), numeric_value(p, k) << " vs " << it->second.number);
+      }
+    }
+  BOOST_TEST(p.name == "test-gpu-x1");
+  BOOST_TEST(p.display_name == "Test GPU X1");
+  BOOST_TEST(p.sm_pipes.present);
+}
+
+BOOST_AUTO_TEST_CASE(values_are_the_measurements_mapped_to_their_keys) {
+  const CalibrationMeasurements m = made_up_measurements();
+  const TempDir dir;
+  const HardwareProfile p =
+      load_profile(dir.write_yaml("x", write_profile_yaml(draft_from_measurements(m, "x"))).string());
+  const double peak = 5120.0 / 8 * 2619e6 * 2;
+  BOOST_TEST(close(p.dram_peak_bandwidth_bytes_per_s, peak));
+  BOOST_TEST(close(p.dram_achievable_fraction, 3.0345e12 / peak));
+  BOOST_TEST(p.l2_bytes == 52428800);  // the driver's, not the sweep's estimate
+  BOOST_TEST(p.l2_line_bytes == 128);  // counter ratios, to the power of two
+  BOOST_TEST(p.l2_sector_bytes == 32);
+  BOOST_TEST(p.l2_partitions == 2);
+  BOOST_TEST(p.max_warps_per_sm == 64);
+  BOOST_TEST(p.l1_per_sm_bytes == 250 * 1024);  // whole KiB
+  // Median of the dirty bytes of the three copies (the middle one).
+  BOOST_TEST(p.l2_dirty_limit_bytes == std::round(21.5e6 + static_cast<double>(i64{64} << 20) * 1e-3));
+  BOOST_TEST(close(p.tensor_fp16_flops_per_s, 1021.7 * 132 * 1755.3e6));
+  BOOST_TEST(close(p.fp32_flops_per_s, 2 * 127.3 * 132 * 1975.1e6));
+  BOOST_TEST(close(p.sfu_ops_per_s, 15.9 * 132 * 1977.2e6));
+  BOOST_TEST(close(p.sm_pipes.clock_tensor_load_hz, 1755.3e6));
+  BOOST_TEST(close(p.sm_pipes.l2_load_bytes_per_cycle, 61.7));
+  BOOST_TEST(p.l2_far_latency_cycles > p.l2_near_latency_cycles);
+}
+
+BOOST_AUTO_TEST_CASE(every_value_says_where_it_came_from_and_follows_its_description) {
+  const CalibrationMeasurements m = made_up_measurements();
+  const std::string yaml = write_profile_yaml(draft_from_measurements(m, "x"));
+  const std::regex leaf(R"re(^\s*(\w+): \{value: .*, source: "(.*)"\}$)re");
+  std::istringstream in(yaml);
+  std::string previous;
+  int leaves = 0;
+  for (std::string line; std::getline(in, line); previous = line) {
+    std::smatch match;
+    if (!std::regex_match(line, match, leaf)) continue;
+    ++leaves;
+    const std::string source = match[2];
+    BOOST_TEST_CONTEXT(line) {
+      BOOST_TEST((source.rfind("measured on Test GPU X1, 2026-11-25, by iosim calibrate: ", 0) == 0 ||
+                  source.rfind("read from the CUDA runtime on Test GPU X1, 2026-11-25: ", 0) == 0 ||
+                  source.rfind("assumption: ", 0) == 0));
+      BOOST_TEST(previous.find("# ") != std::string::npos, "no description comment above the key");
+    }
+  }
+  BOOST_TEST(leaves >= 40);
+  BOOST_TEST(yaml.find("kernel_families") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_gpu_without_bf16_gets_none_and_no_bf16_pipe) {
+  CalibrationMeasurements m = made_up_measurements();
+  m.mma_bf16 = {};
+  const TempDir dir;
+  const HardwareProfile p =
+      load_profile(dir.write_yaml("x", write_profile_yaml(draft_from_measurements(m, "x"))).string());
+  BOOST_TEST(p.tensor_bf16_flops_per_s == 0.0);
+  BOOST_TEST(p.sm_pipes.mma_bf16_flop_per_cycle == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(counter_ratios_that_are_not_powers_of_two_are_refused) {
+  CalibrationMeasurements m = made_up_measurements();
+  for (CopyCounters& c : m.copies) c.l2_read_sectors = static_cast<double>(c.bytes) / 24;
+  BOOST_CHECK_THROW(draft_from_measurements(m, "x"), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(the_writer_refuses_a_draft_missing_a_required_key_or_with_an_unknown_one) {
+  ProfileDraft d = draft_from_measurements(made_up_measurements(), "x");
+  ProfileDraft missing = d;
+  missing.values.erase("l2.size");
+  BOOST_CHECK_THROW(write_profile_yaml(missing), std::logic_error);
+  ProfileDraft unknown = d;
+  unknown.values["l2.sise"] = unknown.values["l2.line"];
+  BOOST_CHECK_THROW(write_profile_yaml(unknown), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(values_are_written_as_plain_decimals_in_the_kind_s_unit) {
+  BOOST_TEST(format_value(ValueKind::size, 62914560) == "60 MiB");
+  BOOST_TEST(format_value(ValueKind::size, 150109880320.0) == "146591680 KiB");
+  BOOST_TEST(format_value(ValueKind::size, 25900123) == "25900123 B");
+  BOOST_TEST(format_value(ValueKind::size_or_none, INFINITY) == "none");
+  BOOST_TEST(format_value(ValueKind::bandwidth, 4.41e12) == "4410 GB/s");
+  BOOST_TEST(format_value(ValueKind::frequency, 1755.3e6) == "1755.3 MHz");
+  BOOST_TEST(format_value(ValueKind::flop_rate_or_none, 0) == "none");
+  BOOST_TEST(format_value(ValueKind::fraction, 0.91873456) == "0.918735");
+  BOOST_TEST(plain_decimal(1.5e-7, 3) == "0.00000015");  // no exponent, which the unit parser rejects
+  BOOST_TEST(plain_decimal(123456789.0, 3) == "123456789");
+}
+
+BOOST_AUTO_TEST_CASE(profile_names_are_made_from_device_names) {
+  BOOST_TEST(profile_name_for("NVIDIA H200") == "nvidia-h200");
+  BOOST_TEST(profile_name_for("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3");
+  BOOST_TEST(profile_name_for("  ") == "gpu");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
