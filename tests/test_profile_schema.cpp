@@ -100,6 +100,12 @@ CalibrationMeasurements made_up_measurements() {
   m.l2_load_per_sm = {61.7, "one sm setup"};
   m.mma_latency = {33.2, "mma chain setup"};
   m.barrier_latency = {21.6, "barrier setup"};
+  m.alu = {62.0, 1.9e9, "alu setup"};
+  m.shfl = {31.0, 1.9e9, "shfl setup"};
+  m.fp32_latency = {4.2, "ffma chain"};
+  m.alu_latency = {4.1, "fmnmx chain"};
+  m.mufu_latency = {17.0, "ex2 chain"};
+  m.shfl_latency = {24.0, "shfl chain"};
   return m;
 }
 
@@ -135,7 +141,9 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
   const std::vector<std::string> expected{"clock_tensor_load", "clock_memory_load", "mma_f16",   "mma_bf16",
                                           "fp32",              "mufu_ex2",          "smem_ldmatrix",
                                           "issue",             "l2_load_per_sm",    "mma_latency",
-                                          "barrier_latency"};
+                                          "barrier_latency",   "alu",               "shfl",
+                                          "fp32_latency",      "alu_latency",       "mufu_latency",
+                                          "shfl_latency"};
   std::vector<std::string> got;
   for (const SchemaSection& s : profile_schema())
     if (s.key == "sm_pipes") {
@@ -180,7 +188,13 @@ const std::string kPipes =
     "  issue: {value: 3.9 inst/cycle, source: \"x\"}\n"
     "  l2_load_per_sm: {value: 64 B/cycle, source: \"x\"}\n"
     "  mma_latency: {value: 33 cycles, source: \"x\"}\n"
-    "  barrier_latency: {value: 20 cycles, source: \"x\"}\n";
+    "  barrier_latency: {value: 20 cycles, source: \"x\"}\n"
+    "  alu: {value: 64 op/cycle, source: \"x\"}\n"
+    "  shfl: {value: 32 op/cycle, source: \"x\"}\n"
+    "  fp32_latency: {value: 4 cycles, source: \"x\"}\n"
+    "  alu_latency: {value: 4 cycles, source: \"x\"}\n"
+    "  mufu_latency: {value: 17 cycles, source: \"x\"}\n"
+    "  shfl_latency: {value: 24 cycles, source: \"x\"}\n";
 
 std::string with_pipes(const std::string& pipes) {
   return read_text(kRepo / "hw_profiles" / "a100-sxm4-40gb.yaml") + pipes;

@@ -59,6 +59,8 @@ COLUMNS = [
     "sim_read_bytes", "meas_read_bytes", "sim_write_bytes", "meas_write_bytes",
     "sim_lookup_hits", "meas_lookup_hits", "meas_read_requests",
     "sim_flops", "sim_fp32_ops", "sim_sfu_ops",
+    "sim_inst_total", "sim_inst_tensor", "sim_inst_fma", "sim_inst_alu", "sim_inst_mufu", "sim_inst_shfl",
+    "sim_inst_smem", "sim_inst_global",
     "meas_clock_hz", "meas_cycles", "meas_ncu_passes",
     "meas_inst_executed", "meas_inst_tensor", "meas_inst_fma_pipe", "meas_inst_fp32_pipe",
     "meas_thread_ffma", "meas_thread_fadd", "meas_thread_fmul", "meas_inst_xu", "meas_inst_ldsm",
@@ -224,6 +226,9 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile):
             "sim_flops": k.get("flops", ""), "sim_fp32_ops": k.get("nonmatmul", {}).get("fp32_ops", ""),
             "sim_sfu_ops": k.get("nonmatmul", {}).get("sfu_ops", ""),
         })
+        inst = k.get("sm_model", {}).get("instructions", {})  # the SM model's warp instructions by pipe
+        for pipe in ("total", "tensor", "fma", "alu", "mufu", "shfl", "smem", "global"):
+            row["sim_inst_" + pipe] = inst.get(pipe, "")
         if status == "ok":
             r = mrows[i]
             rd, wr = num(r, "l1tex__m_xbar2l1tex_read_bytes.sum"), num(r, "l1tex__m_l1tex2xbar_write_bytes.sum")

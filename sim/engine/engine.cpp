@@ -122,6 +122,18 @@ class KernelRunner {
   }
 
   trace::ComputeWork compute() const { return compute_; }
+  const std::array<i64, schedule::kPipeCount>& instructions() const { return instructions_; }
+  std::vector<KernelResult::ProgramTiming> program_timings() {
+    std::vector<KernelResult::ProgramTiming> out;
+    if (!programs_) return out;
+    for (const schedule::WarpProgram& prog : programs_->programs) {
+      if (prog.code.empty()) continue;
+      out.push_back({prog.name, prog.count_by_pipe(), sm_model_.step_cycles(prog, warps_, 1),
+                     sm_model_.step_cycles(prog, warps_, std::max(1, per_sm_))});
+    }
+    return out;
+  }
+  bool sm_model_used() const { return programs_ != nullptr; }
   i64 steps() const { return steps_; }
   double pipe_busy() const { return pipe_busy_; }
   double fp32_sfu_busy() const { return fp32_sfu_busy_; }
@@ -226,6 +238,7 @@ class KernelRunner {
   void account_busy(const schedule::WarpProgram& prog, double duration) {
     const SmMachine& m = sm_model_.machine();
     const auto n = prog.count_by_pipe();
+    for (size_t q = 0; q < n.size(); ++q) instructions_[q] += n[q] * warps_;
     auto busy = [&](schedule::Pipe pp) {
       return static_cast<double>(n[static_cast<size_t>(pp)]) * m.pipe[static_cast<size_t>(pp)].interval *
              static_cast<double>(warps_) / 4.0 * clock_scale_;
@@ -300,6 +313,7 @@ class KernelRunner {
   SmModel& sm_model_;
   i64 warps_ = 1;
   double clock_scale_ = 1;  // profile cycles per cycle of the SM clock under this kernel's load
+  std::array<i64, schedule::kPipeCount> instructions_{};
   EventQueue events_{0};
   double end_ = 0;
   trace::ComputeWork compute_;
@@ -437,6 +451,9 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.dirty_left_bytes = mem.l2().dirty_sectors() * sector;
     r.compute = runner.compute();
     r.steps = runner.steps();
+    r.instructions = runner.instructions();
+    r.sm_model = runner.sm_model_used();
+    r.programs = runner.program_timings();
     r.start_seconds = t / p.sm_clock_hz;
     r.cycles = end - t;
     r.busy = {d.dram.busy_cycles, d.l2_busy_cycles, runner.pipe_busy(), runner.fp32_sfu_busy()};
@@ -460,6 +477,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     total.compute.fp32_ops += k.compute.fp32_ops;
     total.compute.sfu_ops += k.compute.sfu_ops;
     total.steps += k.steps;
+    for (size_t q = 0; q < total.instructions.size(); ++q) total.instructions[q] += k.instructions[q];
     total.busy.add(k.busy);
     if (!longest || k.cycles > longest->cycles) longest = &k;
   }

@@ -23,6 +23,7 @@
 //
 // docs/engine.md states what is modelled and what is assumed.
 #pragma once
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +108,20 @@ struct KernelResult {
   i64 flushed_dirty_bytes = 0;  // cold start: dirty bytes dropped before the kernel
   trace::ComputeWork compute;   // summed over CTAs
   i64 steps = 0;
+  // Warp instructions by SM pipe the SM model ran (summed over warps and
+  // steps; all zero for kernels without warp programs), to set against
+  // Nsight Compute's instruction counters.
+  std::array<i64, schedule::kPipeCount> instructions{};
+  bool sm_model = false;  // the kernel's steps were timed by the SM model
+  // Each warp program of the kernel as the SM model times it: one CTA alone on
+  // an SM, and as many as the occupancy allows (cycles of the SM clock).
+  struct ProgramTiming {
+    std::string name;
+    std::array<i64, schedule::kPipeCount> instructions{};  // one warp, one step
+    double cycles_alone = 0;
+    double cycles_at_occupancy = 0;
+  };
+  std::vector<ProgramTiming> programs;
 
   double start_seconds = 0;
   double seconds = 0;

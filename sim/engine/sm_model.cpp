@@ -24,6 +24,24 @@ PipeTiming& pipe_of(SmMachine& m, Pipe p) { return m.pipe[static_cast<size_t>(p)
 
 SmMachine sm_machine(const profile::HardwareProfile& p) {
   SmMachine m;
+  if (p.sm_pipes.present) {  // measured by iosim calibrate
+    const auto& s = p.sm_pipes;
+    auto lanes = [](double per_sm) { return 32.0 * kSmsps / per_sm; };  // cycles per warp instruction per SMSP
+    pipe_of(m, Pipe::tensor) = {4096.0 * kSmsps / s.mma_f16_flop_per_cycle, s.mma_latency_cycles};
+    pipe_of(m, Pipe::fma) = {lanes(s.fp32_op_per_cycle), s.fp32_latency_cycles};
+    pipe_of(m, Pipe::alu) = {lanes(s.alu_op_per_cycle), s.alu_latency_cycles};
+    pipe_of(m, Pipe::mufu) = {lanes(s.mufu_ex2_op_per_cycle), s.mufu_latency_cycles};
+    pipe_of(m, Pipe::shfl) = {lanes(s.shfl_op_per_cycle), s.shfl_latency_cycles};
+    pipe_of(m, Pipe::smem) = {1, std::max(1.0, p.smem_latency_cycles)};
+    pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
+    pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
+    m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
+    m.clock_tensor_hz = s.clock_tensor_load_hz;
+    m.clock_other_hz = s.clock_memory_load_hz;
+    m.measured = true;
+    m.source = "sm_pipes of profile '" + p.name + "' (iosim calibrate)";
+    return m;
+  }
   const double sms = static_cast<double>(p.sm_count), clk = p.sm_clock_hz;
   // Datasheet-derived throughputs: lanes (or FLOP) per SM per cycle at the
   // profile's clock, split over the 4 SMSPs.
@@ -105,7 +123,9 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     double e = std::max(t, x.not_before);
     for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
     if (in.pipe != Pipe::barrier) e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
-    if (in.pipe == Pipe::smem) e = std::max(e, smem_free);
+    // Shared-memory instructions queue for the SM's port (the MIO queue):
+    // a warp stalls only when the backlog exceeds the queue's depth.
+    if (in.pipe == Pipe::smem) e = std::max(e, smem_free - m_.smem_queue_cycles);
     return e;
   };
 

@@ -38,6 +38,9 @@ struct PipeTiming {
 struct SmMachine {
   std::array<PipeTiming, schedule::kPipeCount> pipe{};
   double smem_bytes_per_cycle = 128;  // the SM's shared-memory port
+  // Backlog of the shared-memory port (cycles of transfers already queued)
+  // at which a warp's next shared-memory instruction stalls.
+  double smem_queue_cycles = 64;
   double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
   double clock_other_hz = 0;          // SM clock otherwise
   bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)

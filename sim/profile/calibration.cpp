@@ -194,6 +194,12 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["sm_pipes.l2_load_per_sm"] = measured(m.l2_load_per_sm.value, m.l2_load_per_sm.setup);
   d.values["sm_pipes.mma_latency"] = measured(m.mma_latency.value, m.mma_latency.setup);
   d.values["sm_pipes.barrier_latency"] = measured(m.barrier_latency.value, m.barrier_latency.setup);
+  d.values["sm_pipes.alu"] = measured(m.alu.per_cycle, all + pipe_text(m.alu, "op") + clock);
+  d.values["sm_pipes.shfl"] = measured(m.shfl.per_cycle, all + pipe_text(m.shfl, "op") + clock);
+  d.values["sm_pipes.fp32_latency"] = measured(m.fp32_latency.value, m.fp32_latency.setup);
+  d.values["sm_pipes.alu_latency"] = measured(m.alu_latency.value, m.alu_latency.setup);
+  d.values["sm_pipes.mufu_latency"] = measured(m.mufu_latency.value, m.mufu_latency.setup);
+  d.values["sm_pipes.shfl_latency"] = measured(m.shfl_latency.value, m.shfl_latency.setup);
 }
 
 }  // namespace

@@ -120,9 +120,15 @@ struct CalibrationMeasurements {
   PipeRate mufu_ex2;  // lane-ops
   PipeRate ldmatrix;  // bytes
   PipeRate issue;     // warp instructions
+  PipeRate alu;       // FMNMX lane-ops
+  PipeRate shfl;      // shuffle lane-ops
   Measured l2_load_per_sm;  // bytes per cycle, one SM alone
   Measured mma_latency;
   Measured barrier_latency;
+  Measured fp32_latency;
+  Measured alu_latency;
+  Measured mufu_latency;
+  Measured shfl_latency;
 };
 
 // The draft profile (every schema key, sources included), named `name`.

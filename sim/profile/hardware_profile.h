@@ -101,6 +101,12 @@ struct HardwareProfile {
     double l2_load_bytes_per_cycle = 0;        // L2 -> SM bytes ONE SM can pull
     double mma_latency_cycles = 0;             // dependent mma.sync m16n8k16 chain, one warp
     double barrier_latency_cycles = 0;         // __syncthreads with 8 warps, back to back
+    double alu_op_per_cycle = 0;               // FMNMX lane-ops (the ALU pipe)
+    double shfl_op_per_cycle = 0;              // shfl.sync lane-ops
+    double fp32_latency_cycles = 0;            // dependent FFMA chain, one warp
+    double alu_latency_cycles = 0;             // dependent FMNMX chain
+    double mufu_latency_cycles = 0;            // dependent ex2.approx chain
+    double shfl_latency_cycles = 0;            // dependent shuffle chain
   };
   SmPipes sm_pipes;
 

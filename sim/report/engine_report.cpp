@@ -123,6 +123,29 @@ void write_kernel_result_fields(JsonWriter& j, const KernelResult& k, const std:
     j.field("regs_per_thread", k.cta.regs_per_thread).field("stages", k.stages).end_object();
   }
   write_fields(j, k, tensor_names, k.sector_bytes);
+  // What the SM model ran: warp instructions by pipe (Nsight Compute's
+  // smsp__inst_executed_pipe_* and sass counters count the same).
+  j.key("sm_model").begin_object().field("used", k.sm_model);
+  j.key("instructions").begin_object();
+  i64 all = 0;
+  for (int q = 0; q < schedule::kPipeCount; ++q) {
+    j.field(schedule::to_string(static_cast<schedule::Pipe>(q)), k.instructions[static_cast<size_t>(q)]);
+    all += k.instructions[static_cast<size_t>(q)];
+  }
+  j.field("total", all).end_object();
+  j.key("programs").begin_array();
+  for (const auto& pt : k.programs) {
+    j.begin_object().field("name", pt.name);
+    j.key("instructions").begin_object();
+    i64 n = 0;
+    for (int q = 0; q < schedule::kPipeCount; ++q) {
+      j.field(schedule::to_string(static_cast<schedule::Pipe>(q)), pt.instructions[static_cast<size_t>(q)]);
+      n += pt.instructions[static_cast<size_t>(q)];
+    }
+    j.field("total", n).end_object();
+    j.field("cycles_alone", pt.cycles_alone).field("cycles_at_occupancy", pt.cycles_at_occupancy).end_object();
+  }
+  j.end_array().end_object();
   // The compute-time calibration of the kernel's family (profile kernel_families).
   j.key("timing").begin_object();
   j.field("family", k.family).field("calibrated", k.timing.calibrated);

@@ -115,6 +115,17 @@ BOOST_AUTO_TEST_CASE(latencies_grow_from_shared_memory_to_l2_to_dram) {
   BOOST_TEST(m.mma_latency.value >= 2.0 * 16 * 8 * 16 / (m.mma_f16.per_cycle / 4));
   BOOST_TEST(m.barrier_latency.value > 0);
   BOOST_TEST(m.barrier_latency.value < m.dram_latency);
+  // The ALU pipe is no wider than the FMA pipes, a shuffle moves at most a
+  // warp per scheduler per cycle, and every dependent chain takes at least a
+  // cycle and less than a memory access per step.
+  BOOST_TEST(m.alu.per_cycle > 0);
+  BOOST_TEST(m.alu.per_cycle <= 1.05 * m.fp32.per_cycle);
+  BOOST_TEST(m.shfl.per_cycle > 0);
+  BOOST_TEST(m.shfl.per_cycle <= 4 * 32 * 1.05);
+  for (const auto* lat : {&m.fp32_latency, &m.alu_latency, &m.mufu_latency, &m.shfl_latency}) {
+    BOOST_TEST(lat->value >= 1.0);
+    BOOST_TEST(lat->value < m.l2_near_latency);
+  }
   BOOST_TEST(m.device.max_registers_per_thread > 0);
   BOOST_TEST(m.device.max_registers_per_thread <= 255);  // the ISA's register numbers
 }
