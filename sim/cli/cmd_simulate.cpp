@@ -76,8 +76,7 @@ int cmd_simulate(const Args& args) {
   if (sim) {
     std::cout << "\n";
     report::print_result_table(std::cout, *sim);
-    if (!options.timeline_path.empty())
-      std::cout << "timeline: " << options.timeline_path << (sim->timeline_note.empty() ? "" : " (" + sim->timeline_note + ")") << "\n";
+    print_timeline_line(std::cout, *sim);
   }
   return 0;
 }

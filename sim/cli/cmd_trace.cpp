@@ -34,7 +34,7 @@ int cmd_trace(const Args& args) {
 int cmd_replay(const Args& args) {
   ArgParser parser("replay", "Runs a trace file through the L2/DRAM model and the timing engine.");
   parser.allow_positional("FILE", "a trace written by 'iosim trace' (or by hand, see docs/engine.md)");
-  parser.add("profile", ArgParser::Kind::text, "NAME|FILE", "hardware profile [a100-sxm4-40gb]");
+  add_profile_flag(parser);
   add_engine_flags(parser);
   parser.add("json", ArgParser::Kind::flag, "", "print one JSON object");
   parser.parse(args);
@@ -43,7 +43,7 @@ int cmd_replay(const Args& args) {
     return 0;
   }
   if (parser.positional().size() != 1) throw InputError("replay: give exactly one trace FILE");
-  const auto prof = profile::find_profile(parser.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  const auto prof = profile_from_flag(parser);
   const auto sim = engine::replay_trace_file(parser.positional().front(), prof, engine_options_from_flags(parser));
   if (parser.flag("json")) {
     report::JsonWriter j(std::cout);
@@ -61,6 +61,7 @@ int cmd_replay(const Args& args) {
   }
   std::cout << "replay of " << parser.positional().front() << " on " << prof.display_name << "\n";
   report::print_result_table(std::cout, sim);
+  print_timeline_line(std::cout, sim);
   return 0;
 }
 

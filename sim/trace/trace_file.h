@@ -4,9 +4,9 @@
 // File format (text, one record per line, read kernel by kernel so memory
 // holds one kernel at a time; docs/engine.md has the full description):
 //
-//   iosim-trace 1
+//   iosim-trace 2
 //   dtype fp16                                  tensor-core rate to use: fp16 | bf16 | fp32
-//   tensor <id> <name>                          optional: names for per-tensor statistics
+//   tensor <id> <name> <base_hex> <bytes>       every tensor an access names: its address range
 //   kernel <name> pass=<fwd|bwd> grid=<x>,<y>,<z> threads=<n> smem=<bytes> regs=<n> stages=<n>
 //   cta <x> <y> <z>                             CTAs in launch order, x fastest, each once
 //   s <tensor_flops> <fp32_ops> <sfu_ops>       starts a step: its compute work
@@ -15,12 +15,19 @@
 //   a <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   fp32 reduction (atomic add) at L2
 //   end                                         ends the kernel
 //
-// Lines starting with '#' and blank lines are ignored.
+// Lines starting with '#' and blank lines are ignored. Every access must lie
+// inside its declared tensor, and all tensors inside one 512 GiB window (the
+// L2 model's address range), so no file can make the replay hold more than a
+// bounded amount per access: accesses larger than kMaxPieceBytes or
+// kMaxPieceRows are handed to the memory model in pieces of at most that size
+// (split at multiples of kMaxPieceBytes, so no line or sector is shared).
 #pragma once
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/trace/algorithms.h"
@@ -28,6 +35,15 @@
 #include "sim/trace/trace.h"
 
 namespace iosim::trace {
+
+// Trace file format version this reader reads and the writer writes.
+inline constexpr int kTraceFileVersion = 2;
+// All tensors of a file lie in one window of this size, aligned to it.
+inline constexpr u64 kAddressWindowBytes = u64{1} << 39;
+// The largest access handed to the memory model at once (it gathers a
+// request's lines in memory).
+inline constexpr i64 kMaxPieceBytes = i64{1} << 27;
+inline constexpr i64 kMaxPieceRows = i64{1} << 20;
 
 // Converts a logical tile to its byte range.
 RangeAccess to_range(const TileAccess& a, const TensorTable& tensors);
@@ -65,15 +81,27 @@ class TraceFileReader final : public KernelSource {
 
  private:
   class FileKernel;
+  // A declared tensor: bytes [base, end).
+  struct Extent {
+    u64 base = 0, end = 0;
+    std::string name;
+    i64 line = 0;
+  };
   bool read_line(std::string& line);
   [[noreturn]] void fail(const std::string& what) const;
   void read_header();
+  void read_tensor(const std::vector<std::string_view>& tok);
+  // Checks an access line's tensor and range; returns its bytes.
+  i64 check_access(const RangeAccess& a, std::string_view op) const;
+  std::string declared_list() const;
 
   std::unique_ptr<std::istream> in_;
   std::string name_;
   i64 line_no_ = 0;
   workload::DType dtype_ = workload::DType::fp16;
   std::vector<std::string> tensor_names_;
+  std::vector<std::optional<Extent>> extents_;  // by tensor id
+  std::optional<u64> window_;                  // index of the address window
   std::string pending_;  // a line read ahead (the first kernel line)
   bool has_pending_ = false;
   std::unique_ptr<FileKernel> current_;
