@@ -1,6 +1,7 @@
 // The iosim command line: the default scenario, --json keys, and one clear
 // error with a non-zero exit for every kind of bad input.
 #define BOOST_TEST_MODULE cli
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,8 +11,10 @@
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace pt = boost::property_tree;
 
@@ -199,5 +202,163 @@ BOOST_AUTO_TEST_CASE(malformed_trace_file_is_rejected_with_its_line) {
   const Result r = run("replay " + path);
   BOOST_TEST(r.exit_code == 2, r.out);
   BOOST_TEST(contains(r.out, path + ":1"), r.out);
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(top_level_help_lists_the_default_scenarios_flags) {
+  const Result r = run("--help");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* flag : {"--profile", "--json", "--counts-only"}) BOOST_TEST(contains(r.out, flag), flag);
+}
+
+// Errors of the default scenario name the command as `iosim`, not as an empty string.
+BOOST_AUTO_TEST_CASE(a_flag_the_default_scenario_lacks_points_to_simulate) {
+  const Result r = run("--seq 4096");
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, "iosim: error: unknown flag '--seq' (see 'iosim --help'"), r.out);
+  BOOST_TEST(contains(r.out, "'iosim simulate'"), r.out);
+  BOOST_TEST(!contains(r.out, ": :"), r.out);
+  BOOST_TEST(!contains(r.out, "iosim  --help"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(messages_name_the_flag_given_and_say_out_of_range) {
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"simulate --seq -5 --head-dim 64", "--seq must be positive (got -5)"},
+      {"simulate --seq 64 --head-dim 0", "--head-dim must be positive (got 0)"},
+      {"simulate --seq 64 --head-dim 64 --block-m -1 --block-n 16", "--block-m must be positive"},
+      {"simulate --seq 99999999999999999999999 --head-dim 64", "--seq 99999999999999999999999 is out of range"},
+      {"simulate --seq 64 --head-dim 64 --block-density 1e999", "--block-density 1e999 is out of range"},
+      {"simulate --seq 64 --head-dim 64 --l2-dirty-limit 99999999999999999999999MiB", "is out of range"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    BOOST_TEST(r.exit_code == 2, c.args << " -> " << r.out);
+    BOOST_TEST(contains(r.out, c.expect), c.args << " -> " << r.out);
+    BOOST_TEST(!contains(r.out, "seq-q"), c.args << " -> " << r.out);
+    BOOST_TEST(!contains(r.out, "not a number"), c.args << " -> " << r.out);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_halved_rule_reads_without_a_double_space) {
+  const auto j = json_of("simulate --counts-only --profile t4 --algo fa1 --seq 256 --head-dim 128 --pass fwd");
+  const std::string rule = j.get<std::string>("tiling.rule");
+  BOOST_TEST(contains(rule, "halved"), rule);
+  BOOST_TEST(!contains(rule, "  "), rule);
+}
+
+BOOST_AUTO_TEST_CASE(profile_names_aliases_and_prefixes_resolve_in_any_case) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"h100", "h100-sxm5-80gb"}, {"a100", "a100-sxm4-40gb"},         {"H200", "h200-sxm-141gb"},
+      {"t4", "t4"},               {"A100-80GB", "a100-sxm4-80gb"},   {"h100-sxm", "h100-sxm5-80gb"},
+      {"H200-SXM-141GB", "h200-sxm-141gb"},
+  };
+  for (const auto& [given, name] : cases)
+    BOOST_TEST(json_of("simulate --counts-only --seq 128 --head-dim 64 --profile " + given).get<std::string>("profile") ==
+                   name,
+               given);
+  const Result ambiguous = run("simulate --seq 128 --head-dim 64 --profile a100-sxm4");
+  BOOST_TEST(ambiguous.exit_code == 2, ambiguous.out);
+  BOOST_TEST(contains(ambiguous.out, "ambiguous"), ambiguous.out);
+  BOOST_TEST(contains(ambiguous.out, "a100-sxm4-40gb, a100-sxm4-80gb"), ambiguous.out);
+  const Result typo = run("simulate --seq 128 --head-dim 64 --profile h1000");
+  BOOST_TEST(typo.exit_code == 2, typo.out);
+  BOOST_TEST(contains(typo.out, "did you mean h100-sxm5-80gb"), typo.out);
+}
+
+// Calibrated = the profile file has a calibration section (today kernel_families, only in the H200's).
+BOOST_AUTO_TEST_CASE(profiles_say_which_are_calibrated_and_where_they_were_measured) {
+  const Result r = run("profiles");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  std::istringstream lines(r.out);
+  std::map<std::string, std::string> provenance;
+  bool in_section = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (contains(line, "where the numbers come from")) in_section = true;
+    std::istringstream words(line);
+    std::string name;
+    if (in_section && words >> name) provenance[name] = line;
+  }
+  BOOST_TEST(contains(provenance["h200-sxm-141gb"], "timing calibrated (kernel_families, fitted 2026-11-23 on NVIDIA H200)"));
+  BOOST_TEST(contains(provenance["h200-sxm-141gb"], "measured (NVIDIA H200, 2026-11-22)"));
+  BOOST_TEST(contains(provenance["h100-sxm5-80gb"], "not calibrated"));
+  BOOST_TEST(contains(provenance["h100-sxm5-80gb"], "NVIDIA H100 80GB HBM3, 2026-11-22"));
+  for (const char* name : {"a100-sxm4-40gb", "a100-sxm4-80gb", "t4"}) {
+    BOOST_TEST(contains(provenance[name], "not calibrated"), name);
+    BOOST_TEST(contains(provenance[name], " 0 of "), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(replay_names_a_directory_and_where_its_timeline_went) {
+  const Result dir = run("replay /tmp");
+  BOOST_TEST(dir.exit_code == 2, dir.out);
+  BOOST_TEST(contains(dir.out, "is a directory"), dir.out);
+  const std::string trace = "/tmp/iosim_test_tl_" + std::to_string(getpid()) + ".trace";
+  const std::string timeline = "/tmp/iosim_test_tl_" + std::to_string(getpid()) + ".json";
+  BOOST_TEST_REQUIRE(run("trace --seq 256 --head-dim 64 --out " + trace).exit_code == 0);
+  const Result r = run("replay " + trace + " --timeline " + timeline);
+  BOOST_TEST(r.exit_code == 0, r.out);
+  BOOST_TEST(contains(r.out, "timeline: " + timeline), r.out);
+  std::remove(trace.c_str());
+  std::remove(timeline.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(the_timeline_event_cap_is_a_flag) {
+  const std::string path = "/tmp/iosim_test_cap_" + std::to_string(getpid()) + ".json";
+  const Result r = run("simulate --seq 1024 --head-dim 64 --timeline " + path + " --timeline-max-events 37");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  BOOST_TEST(contains(r.out, "--timeline-max-events"), r.out);  // the note says how to keep more
+  pt::ptree tree;
+  pt::read_json(path, tree);
+  int slices = 0;
+  for (const auto& e : tree.get_child("traceEvents")) slices += e.second.get<std::string>("ph") == "X";
+  BOOST_TEST(slices == 37);
+  BOOST_TEST(tree.get<long long>("otherData.dropped_events") > 0);
+  std::remove(path.c_str());
+  const Result alone = run("simulate --seq 64 --head-dim 64 --timeline-max-events 10");
+  BOOST_TEST(alone.exit_code == 2, alone.out);
+  BOOST_TEST(contains(alone.out, "only with --timeline"), alone.out);
+}
+
+namespace {
+// Runs iosim with `args` (split at spaces) and returns its peak resident memory in KiB.
+long peak_rss_kib(const std::string& args, int& exit_code) {
+  std::vector<std::string> words{IOSIM_CLI_PATH};
+  std::istringstream in(args);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return usage.ru_maxrss;
+}
+}  // namespace
+
+// A hand-written 1 GiB tile once made the L2 model gather 8 M lines in
+// memory (about a quarter of the tile's size); the replay now hands it over
+// in pieces, so its memory does not grow with the tile.
+BOOST_AUTO_TEST_CASE(replaying_a_huge_tile_takes_memory_independent_of_its_size) {
+  const std::string path = "/tmp/iosim_test_huge_" + std::to_string(getpid()) + ".trace";
+  {
+    std::ofstream f(path);
+    f << "iosim-trace 2\ntensor 0 X 0 1073741824\n"
+         "kernel k pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\n"
+         "r 0 0 134217728 8 134217728\nend\n";
+  }
+  int code = 0;
+  const long kib = peak_rss_kib("replay " + path, code);
+  BOOST_TEST(code == 0);
+  BOOST_TEST(kib < 160 * 1024, kib << " KiB");  // a 1 GiB tile gathered whole needs > 256 MiB
   std::remove(path.c_str());
 }

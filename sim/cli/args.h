@@ -14,6 +14,7 @@ namespace iosim::cli {
 class ArgParser {
  public:
   enum class Kind { flag, integer, real, text };
+  // `command` is the subcommand's name; empty for `iosim` alone (the default scenario).
   ArgParser(std::string command, std::string summary) : command_(std::move(command)), summary_(std::move(summary)) {}
 
   ArgParser& add(const std::string& name, Kind kind, const std::string& metavar, const std::string& help);
@@ -22,6 +23,9 @@ class ArgParser {
 
   bool help_requested() const { return help_; }
   std::string help() const;
+  std::string flags_help() const;  // the flags alone, one entry each
+  // Added to the "unknown flag" error (e.g. which command takes such flags).
+  void set_unknown_flag_hint(std::string hint) { unknown_flag_hint_ = std::move(hint); }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   bool flag(const std::string& name) const { return has(name); }
   std::optional<i64> integer(const std::string& name) const;
@@ -35,7 +39,9 @@ class ArgParser {
     Kind kind;
     std::string metavar, help;
   };
-  std::string command_, summary_;
+  std::string prefix() const;      // "simulate: " (empty for the default scenario)
+  std::string invocation() const;  // "iosim simulate", or "iosim"
+  std::string command_, summary_, unknown_flag_hint_;
   std::vector<std::string> order_;
   std::map<std::string, Spec> specs_;
   std::map<std::string, std::string> values_;

@@ -34,18 +34,24 @@ std::string gb(i64 bytes) {
 
 }  // namespace
 
-int cmd_default(const Args& args) {
+ArgParser default_parser() {
   ArgParser parser("", "Default scenario: GPT-2 medium attention (B=64, H=16, N=1024, d=64, fp16), forward +\n"
                        "backward, for standard attention, FlashAttention (fa1) and FlashAttention-2 (fa2).");
-  parser.add("profile", ArgParser::Kind::text, "NAME|FILE", "hardware profile [a100-sxm4-40gb]");
+  add_profile_flag(parser);
   parser.add("json", ArgParser::Kind::flag, "", "print a JSON array of the three simulate objects");
   parser.add("counts-only", ArgParser::Kind::flag, "", "skip the memory model and timing engine");
+  parser.set_unknown_flag_hint("the flags of one problem, such as --seq or --head-dim, belong to 'iosim simulate'");
+  return parser;
+}
+
+int cmd_default(const Args& args) {
+  ArgParser parser = default_parser();
   parser.parse(args);
   if (parser.help_requested()) {
     std::cout << parser.help();
     return 0;
   }
-  const auto prof = profile::find_profile(parser.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  const auto prof = profile_from_flag(parser);
   const workload::Problem problem = gpt2_medium_problem();
 
   std::vector<Row> rows;

@@ -1,14 +1,25 @@
 #include "sim/cli/scenario.h"
 
 #include "sim/common/error.h"
+#include "sim/profile/profile_names.h"
 
 namespace iosim::cli {
 
 using Kind = ArgParser::Kind;
 
+void add_profile_flag(ArgParser& p) {
+  p.add("profile", Kind::text, "NAME|FILE",
+        "hardware profile: a name from 'iosim profiles' (any case), an alias (a100, h100, h200), a unique prefix,\n"
+        "      or a path to a .yaml file [a100-sxm4-40gb]");
+}
+
+profile::HardwareProfile profile_from_flag(const ArgParser& a) {
+  return profile::find_profile_by_any_name(a.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+}
+
 void add_scenario_flags(ArgParser& p) {
-  p.add("profile", Kind::text, "NAME|FILE", "hardware profile name (see 'iosim profiles') or a YAML path [a100-sxm4-40gb]")
-      .add("algo", Kind::text, "ALGO", "standard | fa1 | fa2 | fa1-swapped (forward-only teaching variant) [fa2]")
+  add_profile_flag(p);
+  p.add("algo", Kind::text, "ALGO", "standard | fa1 | fa2 | fa1-swapped (forward-only teaching variant) [fa2]")
       .add("pass", Kind::text, "PASS", "fwd | bwd | fwdbwd [fwd]")
       .add("batch", Kind::integer, "B", "batch size [1]")
       .add("heads", Kind::integer, "H", "query heads [1]")
@@ -41,25 +52,37 @@ workload::Problem gpt2_medium_problem() {
   return p;
 }
 
+namespace {
+
+// An integer flag that must be positive, checked under the flag's own name
+// (so `--seq -5` is not reported as seq-q).
+std::optional<i64> positive(const ArgParser& a, const std::string& name) {
+  const auto v = a.integer(name);
+  if (v && *v <= 0) throw InputError("--" + name + " must be positive (got " + std::to_string(*v) + ")");
+  return v;
+}
+
+}  // namespace
+
 Scenario scenario_from_flags(const ArgParser& a) {
   Scenario s;
-  s.profile = profile::find_profile(a.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  s.profile = profile_from_flag(a);
   auto& p = s.problem;
-  p.batch = a.integer("batch").value_or(1);
-  p.heads = a.integer("heads").value_or(1);
-  p.kv_heads = a.integer("kv-heads").value_or(p.heads);
+  p.batch = positive(a, "batch").value_or(1);
+  p.heads = positive(a, "heads").value_or(1);
+  p.kv_heads = positive(a, "kv-heads").value_or(p.heads);
   if (a.has("seq") && (a.has("seq-q") || a.has("seq-k")))
     throw InputError("give either --seq N or both --seq-q and --seq-k, not both");
   if (a.has("seq")) {
-    p.seq_q = p.seq_k = *a.integer("seq");
+    p.seq_q = p.seq_k = *positive(a, "seq");
   } else if (a.has("seq-q") && a.has("seq-k")) {
-    p.seq_q = *a.integer("seq-q");
-    p.seq_k = *a.integer("seq-k");
+    p.seq_q = *positive(a, "seq-q");
+    p.seq_k = *positive(a, "seq-k");
   } else {
     throw InputError("the sequence length is required: --seq N, or --seq-q NQ --seq-k NK");
   }
   if (!a.has("head-dim")) throw InputError("--head-dim D is required");
-  p.head_dim = *a.integer("head-dim");
+  p.head_dim = *positive(a, "head-dim");
   p.dtype = workload::parse_dtype(a.text("dtype").value_or("fp16"));
   p.causal = a.flag("causal");
   p.layout = workload::parse_layout(a.text("layout").value_or("bshd"));
@@ -70,7 +93,9 @@ Scenario scenario_from_flags(const ArgParser& a) {
   if (a.has("block-density")) {
     p.sparsity.kind = workload::SparsitySpec::Kind::random_density;
     p.sparsity.density = *a.real("block-density");
-    p.sparsity.seed = static_cast<std::uint64_t>(a.integer("mask-seed").value_or(0));
+    const i64 seed = a.integer("mask-seed").value_or(0);
+    if (seed < 0) throw InputError("--mask-seed must be >= 0 (got " + std::to_string(seed) + ")");
+    p.sparsity.seed = static_cast<std::uint64_t>(seed);
   } else if (a.has("block-mask")) {
     p.sparsity.kind = workload::SparsitySpec::Kind::file;
     p.sparsity.file = *a.text("block-mask");
@@ -82,11 +107,11 @@ Scenario scenario_from_flags(const ArgParser& a) {
   auto& o = s.options;
   o.algorithm = workload::parse_algorithm(a.text("algo").value_or("fa2"));
   o.pass = workload::parse_pass(a.text("pass").value_or("fwd"));
-  o.block_m = a.integer("block-m");
-  o.block_n = a.integer("block-n");
-  o.gemm.m = a.integer("gemm-m").value_or(o.gemm.m);
-  o.gemm.n = a.integer("gemm-n").value_or(o.gemm.n);
-  o.gemm.k = a.integer("gemm-k").value_or(o.gemm.k);
+  o.block_m = positive(a, "block-m");
+  o.block_n = positive(a, "block-n");
+  o.gemm.m = positive(a, "gemm-m").value_or(o.gemm.m);
+  o.gemm.n = positive(a, "gemm-n").value_or(o.gemm.n);
+  o.gemm.k = positive(a, "gemm-k").value_or(o.gemm.k);
   o.sram_limit_bytes = s.profile.smem_per_block_bytes;
   return s;
 }

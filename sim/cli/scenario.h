@@ -13,6 +13,11 @@ struct Scenario {
   trace::TraceOptions options;
 };
 
+// --profile NAME|FILE, as every command takes it.
+void add_profile_flag(ArgParser& parser);
+// The profile --profile names (profile::find_profile_by_any_name), or the default.
+profile::HardwareProfile profile_from_flag(const ArgParser& parser);
+
 void add_scenario_flags(ArgParser& parser);
 // Throws InputError for missing or inconsistent flags.
 Scenario scenario_from_flags(const ArgParser& parser);

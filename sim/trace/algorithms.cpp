@@ -403,8 +403,9 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
     if (bytes <= sram_limit) {
       std::ostringstream rule;
       rule << "paper: Bc=ceil(M/4d), Br=min(Bc,d), M=" << m << " elements";
-      if (halvings > 0) rule << " (M halved " << halvings << "x from " << m_full << " so the "
-                             << (has_backward(pass) ? "backward" : "") << " working set fits)";
+      if (halvings > 0)
+        rule << " (M halved " << halvings << "x from " << m_full << " so the "
+             << (has_backward(pass) ? "backward pass's " : "") << "working set fits)";
       return {br, bc, bytes, rule.str(), m};
     }
   }
