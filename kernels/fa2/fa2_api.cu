@@ -10,7 +10,7 @@
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_info.h"
 #include "kernels/fa2/fa2_launch.h"
-#include "kernels/fa2/fa2_menu.h"
+#include "sim/schedule/kernel_menu.h"
 #include "sim/common/error.h"
 
 namespace iosim::kernels {
