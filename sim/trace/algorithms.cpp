@@ -440,14 +440,14 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
                        std::string(to_string(a)) + " needs " + std::to_string(bytes) +
                        " bytes of shared memory per CTA; the profile allows " +
                        std::to_string(options.sram_limit_bytes) + " bytes per block");
-    out.tiling = {bm, bn, bytes, "flags", 0};
+    out.tiling = {bm, bn, bytes, options.block_rule, 0};
   } else {
     out.tiling = default_tiling(problem, a, options.pass, options.gemm, options.sram_limit_bytes);
   }
 
-  const AttentionTiles grid{problem.seq_q, problem.seq_k, out.tiling.block_m, out.tiling.block_n, false, {}};
   if (!problem.sparsity.is_dense())
-    out.mask = std::make_unique<workload::BlockMask>(problem.sparsity.materialise(grid.m_blocks(), grid.n_blocks()));
+    out.mask = std::make_unique<workload::BlockMask>(
+        problem.sparsity.materialise(problem.seq_q, problem.seq_k, out.tiling.block_m, out.tiling.block_n));
   out.tensors = std::make_unique<TensorTable>(problem);
 
   const schedule::PlanTiling plan_tiling{out.tiling.block_m, out.tiling.block_n, options.gemm,
