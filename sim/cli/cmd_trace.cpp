@@ -1,6 +1,7 @@
 // `iosim trace` writes an algorithm's trace to a file; `iosim replay` runs any
 // such file (also one written by hand or by another tool) through the memory
 // model and timing engine.
+#include <algorithm>
 #include <iostream>
 
 #include "sim/cli/commands.h"
@@ -8,9 +9,44 @@
 #include "sim/cli/scenario.h"
 #include "sim/common/error.h"
 #include "sim/report/engine_report.h"
+#include "sim/report/progress_bar.h"
 #include "sim/trace/trace_file.h"
 
 namespace iosim::cli {
+
+namespace {
+
+// The replay's progress in bytes of the trace file: each kernel is read whole
+// before it runs, so the engine's steps in it advance the bar over the bytes
+// the kernel took.
+class FileProgress final : public trace::KernelSource, public ProgressSink {
+ public:
+  FileProgress(trace::TraceFileReader& reader, ProgressSink& bar) : reader_(reader), bar_(bar) {}
+  workload::DType dtype() const override { return reader_.dtype(); }
+  std::vector<std::string> tensor_names() const override { return reader_.tensor_names(); }
+  const trace::RangeKernel* next_kernel() override {
+    kernel_begin_ = kernel_end_;
+    const trace::RangeKernel* k = reader_.next_kernel();
+    const i64 at = reader_.bytes_read();
+    kernel_end_ = at >= 0 ? at : reader_.size_bytes();
+    steps_ = std::max<i64>(1, reader_.kernel_steps());
+    done_ = 0;
+    return k;
+  }
+  void add(i64 steps) override {
+    done_ += steps;
+    const i64 at = kernel_begin_ + (kernel_end_ - kernel_begin_) * std::min(done_, steps_) / steps_;
+    bar_.add(at - reported_);
+    reported_ = at;
+  }
+
+ private:
+  trace::TraceFileReader& reader_;
+  ProgressSink& bar_;
+  i64 kernel_begin_ = 0, kernel_end_ = 0, steps_ = 1, done_ = 0, reported_ = 0;
+};
+
+}  // namespace
 
 int cmd_trace(const Args& args) {
   ArgParser parser("trace",
@@ -44,7 +80,14 @@ int cmd_replay(const Args& args) {
   }
   if (parser.positional().size() != 1) throw InputError("replay: give exactly one trace FILE");
   const auto prof = profile_from_flag(parser);
-  const auto sim = engine::replay_trace_file(parser.positional().front(), prof, engine_options_from_flags(parser));
+  trace::TraceFileReader reader(parser.positional().front());
+  report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
+  bar.start("replaying", reader.size_bytes());
+  FileProgress source(reader, bar);
+  auto options = engine_options_from_flags(parser);
+  options.progress = &source;
+  const auto sim = engine::simulate(source, prof, options);
+  bar.finish();
   if (parser.flag("json")) {
     report::JsonWriter j(std::cout);
     j.begin_object();

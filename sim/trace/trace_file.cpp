@@ -303,6 +303,8 @@ TraceFileReader::TraceFileReader(const std::string& path) : name_(path) {
     throw InputError("'" + path + "' is a directory, not a trace file (give a file written by 'iosim trace')");
   auto f = std::make_unique<std::ifstream>(path);
   if (!*f) throw InputError("cannot open trace file '" + path + "'");
+  size_ = static_cast<i64>(std::filesystem::file_size(path, ec));
+  if (ec) size_ = -1;
   in_ = std::move(f);
   read_header();
 }
@@ -313,6 +315,9 @@ TraceFileReader::TraceFileReader(std::unique_ptr<std::istream> in, std::string n
 }
 
 TraceFileReader::~TraceFileReader() = default;
+
+i64 TraceFileReader::bytes_read() const { return static_cast<i64>(in_->tellg()); }
+i64 TraceFileReader::kernel_steps() const { return current_ ? static_cast<i64>(current_->steps.size()) : 0; }
 
 void TraceFileReader::fail(const std::string& what) const {
   throw InputError(name_ + ":" + std::to_string(line_no_) + ": " + what);

@@ -78,6 +78,11 @@ class TraceFileReader final : public KernelSource {
   workload::DType dtype() const override { return dtype_; }
   std::vector<std::string> tensor_names() const override { return tensor_names_; }
   const RangeKernel* next_kernel() override;
+  // For progress: the file's size and the bytes read so far (-1 when the
+  // stream cannot tell), and the steps of the kernel last returned.
+  i64 size_bytes() const { return size_; }
+  i64 bytes_read() const;
+  i64 kernel_steps() const;
 
  private:
   class FileKernel;
@@ -97,6 +102,7 @@ class TraceFileReader final : public KernelSource {
 
   std::unique_ptr<std::istream> in_;
   std::string name_;
+  i64 size_ = -1;
   i64 line_no_ = 0;
   workload::DType dtype_ = workload::DType::fp16;
   std::vector<std::string> tensor_names_;
