@@ -445,6 +445,14 @@ BOOST_AUTO_TEST_CASE(a_tiling_without_a_kernel_is_flagged_and_tiles_kernel_picks
   const Result refused = run("simulate --seq 1024 --head-dim 7 --tiles kernel");  // ... the kernels do not
   BOOST_TEST(refused.exit_code == 2, refused.out);
   BOOST_TEST(contains(refused.out, "no compiled kernel for this problem"), refused.out);
+  // The default scenario takes --tiles too: all three algorithms then have kernels.
+  const Result all = run("--counts-only --json --tiles kernel");
+  BOOST_TEST_REQUIRE(all.exit_code == 0, all.out);
+  std::istringstream in(all.out);
+  pt::ptree runs;
+  pt::read_json(in, runs);
+  BOOST_TEST(runs.size() == 3u);
+  for (const auto& [unused, j] : runs) BOOST_TEST(j.get<bool>("kernel.compiled"), j.get<std::string>("algorithm"));
   const Result both = run("simulate --seq 1024 --head-dim 64 --tiles kernel --block-m 64 --block-n 64");
   BOOST_TEST(both.exit_code == 2, both.out);
   BOOST_TEST(contains(both.out, "not both"), both.out);

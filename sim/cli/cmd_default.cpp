@@ -42,6 +42,7 @@ ArgParser default_parser() {
   add_profile_flag(parser);
   parser.add("json", ArgParser::Kind::flag, "", "print a JSON array of the three simulate objects");
   parser.add("counts-only", ArgParser::Kind::flag, "", "skip the memory model and timing engine");
+  add_tiles_flag(parser);
   parser.set_unknown_flag_hint("the flags of one problem, such as --seq or --head-dim, belong to 'iosim simulate'");
   return parser;
 }
@@ -63,6 +64,7 @@ int cmd_default(const Args& args) {
     opt.algorithm = algo;
     opt.pass = workload::Pass::fwdbwd;
     opt.sram_limit_bytes = prof.smem_per_block_bytes;
+    apply_tiles_flag(parser, problem, opt);
     Row r{trace::build_trace(problem, opt), {}, {}, {}};
     r.counts = count::count_run(r.run);
     r.formula = count::formula_for(r.run);

@@ -36,13 +36,11 @@ void add_scenario_flags(ArgParser& p) {
       .add("block-mask", Kind::text, "FILE", "block-sparse mask file: rows of 0/1, one per query block")
       .add("block-m", Kind::integer, "BR", "query rows per tile (with --block-n) [paper's rule]")
       .add("block-n", Kind::integer, "BC", "key columns per tile (with --block-m) [paper's rule]")
-      .add("tiles", Kind::text, "rule|kernel",
-           "rule: the paper's block rule; kernel: the compiled CUDA kernel tile nearest to it (standard: the\n"
-           "      nearest compiled GEMM tile), so every kernel has a real counterpart [rule]")
       .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
       .add("gemm-n", Kind::integer, "TN", "standard attention GEMM tile columns [128]")
       .add("gemm-k", Kind::integer, "TK", "standard attention GEMM reduction chunk [32]")
       .add("layout", Kind::text, "L", "bshd (FlashAttention's default) | bhsd [bshd]");
+  add_tiles_flag(p);
 }
 
 workload::Problem gpt2_medium_problem() {
@@ -68,12 +66,11 @@ std::optional<i64> positive(const ArgParser& a, const std::string& name) {
 
 // --tiles kernel: the compiled tile nearest to the paper's rule (standard
 // attention: to the GEMM tile asked for).
-void choose_kernel_tiles(Scenario& s) {
-  auto& o = s.options;
+void choose_kernel_tiles(const workload::Problem& problem, trace::TraceOptions& o) {
   if (o.block_m || o.block_n) throw InputError("--tiles kernel chooses Br and Bc: give it or --block-m/--block-n, not both");
-  const auto rule = trace::default_tiling(s.problem, o.algorithm, o.pass, o.gemm, o.sram_limit_bytes);
+  const auto rule = trace::default_tiling(problem, o.algorithm, o.pass, o.gemm, o.sram_limit_bytes);
   std::string why;
-  const auto tile = trace::nearest_kernel_tiling(s.problem, o.algorithm, o.pass, rule.block_m, rule.block_n, o.gemm,
+  const auto tile = trace::nearest_kernel_tiling(problem, o.algorithm, o.pass, rule.block_m, rule.block_n, o.gemm,
                                                  o.sram_limit_bytes, why);
   if (!tile) throw InputError("--tiles kernel: no compiled kernel for this problem: " + why);
   const auto& g = o.gemm;
@@ -88,6 +85,18 @@ void choose_kernel_tiles(Scenario& s) {
 }
 
 }  // namespace
+
+void add_tiles_flag(ArgParser& p) {
+  p.add("tiles", Kind::text, "rule|kernel",
+        "rule: the paper's block rule; kernel: the compiled CUDA kernel tile nearest to it (standard: the\n"
+        "      nearest compiled GEMM tile), so every kernel has a real counterpart [rule]");
+}
+
+void apply_tiles_flag(const ArgParser& a, const workload::Problem& problem, trace::TraceOptions& o) {
+  const std::string tiles = a.text("tiles").value_or("rule");
+  if (tiles == "kernel") choose_kernel_tiles(problem, o);
+  else if (tiles != "rule") throw InputError("--tiles '" + tiles + "': expected rule or kernel");
+}
 
 Scenario scenario_from_flags(const ArgParser& a) {
   Scenario s;
@@ -138,9 +147,7 @@ Scenario scenario_from_flags(const ArgParser& a) {
   o.gemm.n = positive(a, "gemm-n").value_or(o.gemm.n);
   o.gemm.k = positive(a, "gemm-k").value_or(o.gemm.k);
   o.sram_limit_bytes = s.profile.smem_per_block_bytes;
-  const std::string tiles = a.text("tiles").value_or("rule");
-  if (tiles == "kernel") choose_kernel_tiles(s);
-  else if (tiles != "rule") throw InputError("--tiles '" + tiles + "': expected rule or kernel");
+  apply_tiles_flag(a, s.problem, o);
   return s;
 }
 
