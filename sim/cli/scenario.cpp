@@ -33,7 +33,9 @@ void add_scenario_flags(ArgParser& p) {
       .add("causal", Kind::flag, "", "causal mask, bottom-right aligned (row r sees keys <= r + Nk - Nq)")
       .add("block-density", Kind::real, "S", "block-sparse: fraction of (block-m x block-n) tiles kept, in (0, 1]")
       .add("mask-seed", Kind::integer, "SEED", "seed of the random block mask [0]")
-      .add("block-mask", Kind::text, "FILE", "block-sparse mask file: rows of 0/1, one per query block")
+      .add("block-mask", Kind::text, "FILE",
+           "block-sparse mask file: rows of 0/1, one per block row, on the tile grid or at a granularity\n"
+           "      that divides evenly (README: Conventions)")
       .add("block-m", Kind::integer, "BR", "query rows per tile (with --block-n) [paper's rule]")
       .add("block-n", Kind::integer, "BC", "key columns per tile (with --block-m) [paper's rule]")
       .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
