@@ -9,9 +9,9 @@ Fails (exit 1) when
     pairs counted exactly, bottom-right aligned; block-sparse: x density), or shares
     (algorithm, d, N_q, N_k): the per-set sequence lengths are disjoint;
   - two lines have the same name or the same flags;
-  - a tile is not in the FULL kernel menu (kernels/fa2/fa2_menu.h IOSIM_KERNEL_MENU_FULL,
-    kernels/fa1/fa1_common.h IOSIM_FA1_BLOCKS and its shared-memory limit,
-    kernels/standard/standard_gemm.cu IOSIM_GEMM_TILES), parsed from those files;
+  - a tile is not in the FULL kernel menu (sim/schedule/kernel_menu.h: IOSIM_FA2_*_FULL,
+    IOSIM_FA1_BLOCKS_FULL with FA1's shared-memory limit, IOSIM_GEMM_TILES_FULL), parsed from
+    that file;
   - coverage is short: < 60 lines; an (algorithm, pass) without both sets or without d 64 and
     128; an algorithm with < 3 tiles; no causal / block-sparse / GQA / ragged-N line in an
     (algorithm, pass); FA1 with N > 4096 or B*H < 128;
