@@ -12,6 +12,7 @@
 #include "sim/count/work_estimate.h"
 #include "sim/engine/engine.h"
 #include "sim/report/progress_bar.h"
+#include "sim/trace/trace_file.h"
 
 using namespace iosim;
 
@@ -99,6 +100,14 @@ BOOST_AUTO_TEST_CASE(the_count_walk_reports_the_steps_it_walks) {
     BOOST_TEST(c.units == w.walk_steps, workload::to_string(a));
     BOOST_TEST(w.walk_steps <= w.steps);
   }
+}
+
+BOOST_AUTO_TEST_CASE(writing_a_trace_file_reports_every_step_written) {
+  const auto run = build(workload::Algorithm::fa1, workload::Pass::fwdbwd, 1024);
+  Counter c;
+  std::ostringstream out;
+  trace::write_trace_file(out, run, &c);
+  BOOST_TEST(c.units == count::estimate_work(run).steps);
 }
 
 BOOST_AUTO_TEST_CASE(long_runs_are_announced_with_their_estimate) {

@@ -3,11 +3,13 @@
 // model and timing engine.
 #include <algorithm>
 #include <iostream>
+#include <numeric>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/engine_flags.h"
 #include "sim/cli/scenario.h"
 #include "sim/common/error.h"
+#include "sim/count/formulas.h"
 #include "sim/report/engine_report.h"
 #include "sim/report/progress_bar.h"
 #include "sim/trace/trace_file.h"
@@ -62,7 +64,11 @@ int cmd_trace(const Args& args) {
   if (!parser.has("out")) throw InputError("trace: --out FILE is required");
   const Scenario s = scenario_from_flags(parser);
   const auto run = trace::build_trace(s.problem, s.options);
-  trace::write_trace_file(*parser.text("out"), run);
+  const auto steps = count::kernel_steps(run);
+  report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
+  bar.start("writing", std::accumulate(steps.begin(), steps.end(), i64{0}));
+  trace::write_trace_file(*parser.text("out"), run, &bar);
+  bar.finish();
   std::cout << "wrote " << *parser.text("out") << " (" << run.kernels.size() << " kernels)\n";
   return 0;
 }

@@ -182,7 +182,7 @@ const RangeKernel* AlgorithmKernelSource::next_kernel() {
 }
 
 // ---------------------------------------------------------------------------
-void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
+void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink* progress) {
   std::string s;
   s += "iosim-trace " + std::to_string(kTraceFileVersion) + "\n";
   s += "# ";
@@ -205,6 +205,7 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
   out << s;
   AlgorithmKernelSource source(run);
   RangeStep step;
+  i64 steps = 0;
   while (const RangeKernel* k = source.next_kernel()) {
     const schedule::Dim3 g = k->grid();
     const CtaResources r = k->resources();
@@ -225,6 +226,7 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
           s.push_back('\n');
           auto cursor = k->open_cta(x, y, z);
           while (cursor->next(step)) {
+            if (++steps % kProgressEverySteps == 0 && progress) progress->add(kProgressEverySteps);
             s += "s";
             put(s, step.compute.tensor_flops);
             put(s, step.compute.fp32_ops);
@@ -237,13 +239,14 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
         }
     out << "end\n";
   }
+  if (progress) progress->add(steps % kProgressEverySteps);
   if (!out) throw InputError("could not write the trace file (stream error)");
 }
 
-void write_trace_file(const std::string& path, const AlgorithmTrace& run) {
+void write_trace_file(const std::string& path, const AlgorithmTrace& run, ProgressSink* progress) {
   std::ofstream f(path);
   if (!f) throw InputError("cannot open '" + path + "' for writing the trace");
-  write_trace_file(f, run);
+  write_trace_file(f, run, progress);
 }
 
 // ---------------------------------------------------------------------------

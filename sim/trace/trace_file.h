@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/common/progress.h"
 #include "sim/trace/algorithms.h"
 #include "sim/trace/range_trace.h"
 #include "sim/trace/trace.h"
@@ -63,9 +64,10 @@ class AlgorithmKernelSource final : public KernelSource {
   std::unique_ptr<RangeKernel> current_;
 };
 
-// Writes every CTA of every kernel of `run` (no replica shortcuts).
-void write_trace_file(std::ostream& out, const AlgorithmTrace& run);
-void write_trace_file(const std::string& path, const AlgorithmTrace& run);
+// Writes every CTA of every kernel of `run` (no replica shortcuts);
+// `progress` (optional) is told the steps written.
+void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink* progress = nullptr);
+void write_trace_file(const std::string& path, const AlgorithmTrace& run, ProgressSink* progress = nullptr);
 
 // Reads a trace file kernel by kernel. Throws iosim::InputError
 // "<file>:<line>: <problem> (<what is valid>)" on malformed input.
