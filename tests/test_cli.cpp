@@ -533,3 +533,22 @@ BOOST_AUTO_TEST_CASE(a_long_run_shows_a_progress_bar_on_a_terminal_and_erases_it
   BOOST_TEST(contains(r.out, " left"), r.out);
   BOOST_TEST(r.out.find("\r\033[K", bar) != std::string::npos, r.out);  // erased when done
 }
+
+// The whole file is checked before anything is simulated: a bad line after an
+// 8 GiB kernel (seconds of replay) is reported at once.
+BOOST_AUTO_TEST_CASE(a_bad_line_late_in_a_trace_is_reported_before_replaying) {
+  const std::string path = "/tmp/iosim_test_late_" + std::to_string(getpid()) + ".trace";
+  {
+    std::ofstream f(path);
+    f << "iosim-trace 2\ntensor 0 X 0 8589934592\n"
+         "kernel a pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\nr 0 0 8589934592\nend\n"
+         "kernel b pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\nr 1 0 64\nend\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = run("replay " + path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, path + ":11: tensor 1 was never declared"), r.out);
+  BOOST_TEST(seconds < 1.0, seconds << " s");
+  std::remove(path.c_str());
+}

@@ -48,6 +48,21 @@ class FileProgress final : public trace::KernelSource, public ProgressSink {
   i64 kernel_begin_ = 0, kernel_end_ = 0, steps_ = 1, done_ = 0, reported_ = 0;
 };
 
+// Reads the whole file once before replaying it (one kernel in memory at a
+// time), so a bad line anywhere is reported at once, not after the kernels
+// before it were simulated.
+void check_whole_file(const std::string& path, report::ProgressBar& bar) {
+  trace::TraceFileReader reader(path);
+  bar.start("checking", reader.size_bytes());
+  i64 reported = 0;
+  while (reader.next_kernel() != nullptr) {
+    const i64 at = reader.bytes_read();
+    if (at > reported) bar.add(at - reported);
+    reported = std::max(reported, at);
+  }
+  bar.finish();
+}
+
 }  // namespace
 
 int cmd_trace(const Args& args) {
@@ -86,8 +101,10 @@ int cmd_replay(const Args& args) {
   }
   if (parser.positional().size() != 1) throw InputError("replay: give exactly one trace FILE");
   const auto prof = profile_from_flag(parser);
-  trace::TraceFileReader reader(parser.positional().front());
+  const std::string& path = parser.positional().front();
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
+  check_whole_file(path, bar);
+  trace::TraceFileReader reader(path);
   bar.start("replaying", reader.size_bytes());
   FileProgress source(reader, bar);
   auto options = engine_options_from_flags(parser);
