@@ -90,6 +90,10 @@ BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {
   long long kernel_reads = 0;
   for (const auto& k : j.get_child("kernels")) kernel_reads += k.second.get<long long>("global.read_bytes");
   BOOST_TEST(kernel_reads == read);
+  // The paper's expression evaluated is a byte count too: a whole number.
+  const auto fa1 = json_of(kSmall + " --counts-only --algo fa1 --pass fwd");
+  const std::string paper = fa1.get<std::string>("formula.paper_bytes");
+  BOOST_TEST(paper.find_first_not_of("0123456789") == std::string::npos, paper);
 }
 
 BOOST_AUTO_TEST_CASE(simulate_json_has_engine_keys_top_level_and_per_kernel) {

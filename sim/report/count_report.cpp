@@ -149,7 +149,9 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
   j.field("bytes", formula.bytes()).field("read_bytes", formula.read_bytes).field("write_bytes", formula.write_bytes);
   if (counts) j.field("equals_trace", formula.bytes() == counts->io.total_bytes()); else j.key("equals_trace").null();
   j.field("expression", formula.expression);
-  if (formula.paper_bytes > 0) j.field("paper_bytes", static_cast<i64>(std::llround(formula.paper_bytes))); else j.key("paper_bytes").null();
+  // Whole bytes, like every byte count (the expression itself is asymptotic).
+  if (formula.paper_bytes > 0) j.field("paper_bytes", static_cast<i64>(std::llround(formula.paper_bytes)));
+  else j.key("paper_bytes").null();
   j.key("terms").begin_array();
   for (const auto& t : formula.terms) j.begin_object().field("what", t.what).field("bytes", t.bytes).end_object();
   j.end_array().end_object();
