@@ -15,7 +15,7 @@ chunk = int(sys.argv[2]) if len(sys.argv) > 2 else 32768
 ctas = total // chunk
 src, dst = 0x40000000, 0x40000000 + ((total + (1 << 21) - 1) >> 21 << 21)
 out = sys.stdout
-out.write("iosim-trace 1\ntensor 0 src\ntensor 1 dst\n")
+out.write(f"iosim-trace 2\ntensor 0 src {src:x} {total}\ntensor 1 dst {dst:x} {total}\n")
 out.write(f"kernel copy pass=fwd grid={ctas},1,1 threads=256 smem=0 regs=32 stages=2\n")
 for c in range(ctas):
     out.write(f"cta {c} 0 0\ns 0 0 0\nr 0 {src + c * chunk:x} {chunk}\nw 1 {dst + c * chunk:x} {chunk}\n")

@@ -27,7 +27,8 @@ find "$build"/tests/gpu -maxdepth 1 -name 'test_gpu_*' -type f -executable -exec
 strip "$stage"/iosim-kernels "$stage"/iosim "$stage"/test_gpu_*  # host symbols only; device code keeps its line info
 # The fp16 FA2 objects, for cuobjdump -sass on the GPU machine (no cuobjdump here).
 cp "$build"/kernels/CMakeFiles/iosim_kernels.dir/fa2/fa2_{fwd,bwd}_fp16_d{64,128}.cu.o "$stage/obj/"
-# The compiler's register/spill report per kernel (from -Xptxas -v).
-grep -E "Compiling entry|registers|spill" "$build"/build.log > "$stage/ptxas-report.txt" || true
+# The compiler's register/spill report per kernel (from -Xptxas -v; scripts/ptxas_log.sh
+# keeps it out of the build output, one log per object file).
+cat "$build"/kernels/ptxas/*.log | grep -E "Compiling entry|registers|spill" > "$stage/ptxas-report.txt" || true
 tar cf - -C "$stage" . | xz -9 -T"${JOBS:-2}" > "$carry"/bins.tar.xz
 du -sh "$carry"/bins.tar.xz

@@ -1,18 +1,23 @@
 // The iosim command line: the default scenario, --json keys, and one clear
 // error with a non-zero exit for every kind of bad input.
 #define BOOST_TEST_MODULE cli
+#include <pty.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace pt = boost::property_tree;
 
@@ -53,14 +58,29 @@ const std::string kSmall = "simulate --profile a100-sxm4-40gb --batch 2 --heads 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(default_scenario_prints_all_three_algorithms_with_exact_formulas) {
-  const Result r = run("");
+  const Result text = run("--counts-only");
+  BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
+  for (const char* algo : {"standard", "fa1", "fa2"}) BOOST_TEST(contains(text.out, algo), algo);
+  BOOST_TEST(contains(text.out, "B=64 H=16"));
+  // The whole default run, engine included: each algorithm's trace equals its
+  // closed form to the byte. Its stderr is no terminal: no progress bar.
+  const Result r = run("--json");
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
-  for (const char* algo : {"standard", "fa1", "fa2"}) BOOST_TEST(contains(r.out, algo), algo);
-  BOOST_TEST(contains(r.out, "B=64 H=16"));
-  // Each algorithm's trace equals its closed form: three ratios of exactly 1.
-  size_t ones = 0;
-  for (size_t at = r.out.find("1.000000"); at != std::string::npos; at = r.out.find("1.000000", at + 1)) ++ones;
-  BOOST_TEST(ones == 3u);
+  BOOST_TEST(!contains(r.out, "\r"));
+  std::istringstream in(r.out);
+  pt::ptree runs;
+  pt::read_json(in, runs);
+  std::vector<std::string> algorithms;
+  for (const auto& [unused, j] : runs) {
+    algorithms.push_back(j.get<std::string>("algorithm"));
+    BOOST_TEST(j.get<long long>("problem.batch") == 64);
+    BOOST_TEST(j.get<long long>("problem.heads") == 16);
+    BOOST_TEST(j.get<long long>("formula.bytes") == j.get<long long>("global.total_bytes"), algorithms.back());
+    BOOST_TEST(j.get<long long>("formula.read_bytes") == j.get<long long>("global.read_bytes"), algorithms.back());
+    BOOST_TEST(j.get<bool>("formula.equals_trace"), algorithms.back());
+    BOOST_TEST(j.get<double>("time.seconds") > 0.0, algorithms.back());
+  }
+  BOOST_TEST((algorithms == std::vector<std::string>{"standard", "fa1", "fa2"}));
 }
 
 BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {
@@ -74,6 +94,10 @@ BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {
   long long kernel_reads = 0;
   for (const auto& k : j.get_child("kernels")) kernel_reads += k.second.get<long long>("global.read_bytes");
   BOOST_TEST(kernel_reads == read);
+  // The paper's expression evaluated is a byte count too: a whole number.
+  const auto fa1 = json_of(kSmall + " --counts-only --algo fa1 --pass fwd");
+  const std::string paper = fa1.get<std::string>("formula.paper_bytes");
+  BOOST_TEST(paper.find_first_not_of("0123456789") == std::string::npos, paper);
 }
 
 BOOST_AUTO_TEST_CASE(simulate_json_has_engine_keys_top_level_and_per_kernel) {
@@ -151,6 +175,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {"trace --seq 64 --head-dim 64", "--out FILE is required"},
       {"replay /nonexistent/file.trace", "/nonexistent/file.trace"},
       {"replay", "exactly one trace FILE"},
+      {"simulate --seq 1000000000 --head-dim 64 --counts-only", "problem too large for 64-bit counts"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -168,8 +193,43 @@ BOOST_AUTO_TEST_CASE(block_mask_file_of_the_wrong_shape_is_rejected_with_its_sha
   }
   const Result r = run(kSmall + " --block-m 64 --block-n 64 --block-mask " + path);
   BOOST_TEST(r.exit_code == 2, r.out);
-  BOOST_TEST(contains(r.out, "8 key blocks"), r.out);
+  BOOST_TEST(contains(r.out, "the mask has 2 x 3 blocks; the tiling's block grid is 8 x 8 (Br=64 x Bc=64"), r.out);
   std::remove(path.c_str());
+}
+
+namespace {
+std::string write_mask(const std::string& tag, const std::vector<std::string>& rows) {
+  const std::string path = "/tmp/iosim_test_mask_" + tag + "_" + std::to_string(getpid()) + ".txt";
+  std::ofstream f(path);
+  for (const auto& r : rows) f << r << "\n";
+  return path;
+}
+}  // namespace
+
+// A mask at another granularity that divides evenly: coarser blocks cover
+// whole tiles; with finer ones a tile is active when any block it holds is.
+BOOST_AUTO_TEST_CASE(a_block_mask_at_another_granularity_is_mapped_onto_the_tile_grid) {
+  const std::string tiles = kSmall + " --counts-only --algo fa2 --block-m 64 --block-n 64 --block-mask ";
+  // 2 x 2 blocks of 256 tokens == the 8 x 8 tile mask they cover.
+  const std::string coarse = write_mask("coarse", {"1 0", "1 1"});
+  std::vector<std::string> expanded;
+  for (int i = 0; i < 8; ++i) expanded.push_back(i < 4 ? "1 1 1 1 0 0 0 0" : "1 1 1 1 1 1 1 1");
+  const std::string same = write_mask("expanded", expanded);
+  // 16 x 16 blocks of 32 tokens, one active block in tile (0, 0) and in (7, 7): two active tiles.
+  std::vector<std::string> fine(16, "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0");
+  fine[1] = "0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0";
+  fine[14] = "0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0";
+  const std::string fine_path = write_mask("fine", fine);
+  std::vector<std::string> two(8, "0 0 0 0 0 0 0 0");
+  two[0] = "1 0 0 0 0 0 0 0";
+  two[7] = "0 0 0 0 0 0 0 1";
+  const std::string two_path = write_mask("two", two);
+  for (const auto& [given, on_grid] : {std::pair{coarse, same}, std::pair{fine_path, two_path}}) {
+    const auto a = json_of(tiles + given), b = json_of(tiles + on_grid);
+    BOOST_TEST(a.get<long long>("global.total_bytes") == b.get<long long>("global.total_bytes"), given);
+    BOOST_TEST(a.get<double>("problem.block_density") == b.get<double>("problem.block_density"), given);
+  }
+  for (const auto& p : {coarse, same, fine_path, two_path}) std::remove(p.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(block_mask_file_of_the_right_shape_scales_fa2_traffic) {
@@ -187,11 +247,21 @@ BOOST_AUTO_TEST_CASE(block_mask_file_of_the_right_shape_scales_fa2_traffic) {
 }
 
 BOOST_AUTO_TEST_CASE(numerics_command_reports_rounding_level_errors) {
-  const Result r = run("numerics --algo fa1 --pass fwdbwd --batch 1 --heads 2 --seq-q 70 --seq-k 45 --head-dim 16 "
-                       "--causal --block-m 16 --block-n 32");
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
-  for (const char* out : {"O", "dQ", "dK", "dV"}) BOOST_TEST(contains(r.out, out), out);
-  BOOST_TEST(contains(r.out, "e-1"), r.out);  // errors print as ...e-15/e-16
+  const std::string args = "numerics --algo fa1 --pass fwdbwd --batch 1 --heads 2 --seq-q 70 --seq-k 45 --head-dim 16 "
+                           "--causal --block-m 16 --block-n 32";
+  const Result text = run(args);
+  BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
+  for (const char* out : {"O", "dQ", "dK", "dV"}) BOOST_TEST(contains(text.out, out), out);
+  // Each output of the pass, with a double-precision-level error (the bound
+  // tests/test_numerics.cpp holds the tiled algorithms to).
+  const auto j = json_of(args);
+  std::vector<std::string> outputs;
+  for (const auto& [unused, e] : j.get_child("errors")) {
+    outputs.push_back(e.get<std::string>("output"));
+    BOOST_TEST(e.get<double>("max_abs_ref") > 0.0, outputs.back());
+    BOOST_TEST(e.get<double>("relative") <= 1e-12, outputs.back());
+  }
+  BOOST_TEST((outputs == std::vector<std::string>{"O", "L", "dQ", "dK", "dV"}));
 }
 
 BOOST_AUTO_TEST_CASE(malformed_trace_file_is_rejected_with_its_line) {
@@ -203,6 +273,291 @@ BOOST_AUTO_TEST_CASE(malformed_trace_file_is_rejected_with_its_line) {
   const Result r = run("replay " + path);
   BOOST_TEST(r.exit_code == 2, r.out);
   BOOST_TEST(contains(r.out, path + ":1"), r.out);
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(top_level_help_lists_the_default_scenarios_flags) {
+  const Result r = run("--help");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* flag : {"--profile", "--json", "--counts-only"}) BOOST_TEST(contains(r.out, flag), flag);
+}
+
+// Errors of the default scenario name the command as `iosim`, not as an empty string.
+BOOST_AUTO_TEST_CASE(a_flag_the_default_scenario_lacks_points_to_simulate) {
+  const Result r = run("--seq 4096");
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, "iosim: error: unknown flag '--seq' (see 'iosim --help'"), r.out);
+  BOOST_TEST(contains(r.out, "'iosim simulate'"), r.out);
+  BOOST_TEST(!contains(r.out, ": :"), r.out);
+  BOOST_TEST(!contains(r.out, "iosim  --help"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(messages_name_the_flag_given_and_say_out_of_range) {
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"simulate --seq -5 --head-dim 64", "--seq must be positive (got -5)"},
+      {"simulate --seq 64 --head-dim 0", "--head-dim must be positive (got 0)"},
+      {"simulate --seq 64 --head-dim 64 --block-m -1 --block-n 16", "--block-m must be positive"},
+      {"simulate --seq 99999999999999999999999 --head-dim 64", "--seq 99999999999999999999999 is out of range"},
+      {"simulate --seq 64 --head-dim 64 --block-density 1e999", "--block-density 1e999 is out of range"},
+      {"simulate --seq 64 --head-dim 64 --l2-dirty-limit 99999999999999999999999MiB", "is out of range"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args);
+    BOOST_TEST(r.exit_code == 2, c.args << " -> " << r.out);
+    BOOST_TEST(contains(r.out, c.expect), c.args << " -> " << r.out);
+    BOOST_TEST(!contains(r.out, "seq-q"), c.args << " -> " << r.out);
+    BOOST_TEST(!contains(r.out, "not a number"), c.args << " -> " << r.out);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_halved_rule_reads_without_a_double_space) {
+  const auto j = json_of("simulate --counts-only --profile t4 --algo fa1 --seq 256 --head-dim 128 --pass fwd");
+  const std::string rule = j.get<std::string>("tiling.rule");
+  BOOST_TEST(contains(rule, "halved"), rule);
+  BOOST_TEST(!contains(rule, "  "), rule);
+}
+
+BOOST_AUTO_TEST_CASE(profile_names_aliases_and_prefixes_resolve_in_any_case) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"h100", "h100-sxm5-80gb"}, {"a100", "a100-sxm4-40gb"},         {"H200", "h200-sxm-141gb"},
+      {"t4", "t4"},               {"A100-80GB", "a100-sxm4-80gb"},   {"h100-sxm", "h100-sxm5-80gb"},
+      {"H200-SXM-141GB", "h200-sxm-141gb"},
+  };
+  for (const auto& [given, name] : cases)
+    BOOST_TEST(json_of("simulate --counts-only --seq 128 --head-dim 64 --profile " + given).get<std::string>("profile") ==
+                   name,
+               given);
+  const Result ambiguous = run("simulate --seq 128 --head-dim 64 --profile a100-sxm4");
+  BOOST_TEST(ambiguous.exit_code == 2, ambiguous.out);
+  BOOST_TEST(contains(ambiguous.out, "ambiguous"), ambiguous.out);
+  BOOST_TEST(contains(ambiguous.out, "a100-sxm4-40gb, a100-sxm4-80gb"), ambiguous.out);
+  const Result typo = run("simulate --seq 128 --head-dim 64 --profile h1000");
+  BOOST_TEST(typo.exit_code == 2, typo.out);
+  BOOST_TEST(contains(typo.out, "did you mean h100-sxm5-80gb"), typo.out);
+}
+
+// Calibrated = the profile file has a calibration section (today kernel_families, only in the H200's).
+BOOST_AUTO_TEST_CASE(profiles_say_which_are_calibrated_and_where_they_were_measured) {
+  const Result r = run("profiles");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  std::istringstream lines(r.out);
+  std::map<std::string, std::string> provenance;
+  bool in_section = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (contains(line, "where the numbers come from")) in_section = true;
+    std::istringstream words(line);
+    std::string name;
+    if (in_section && words >> name) provenance[name] = line;
+  }
+  BOOST_TEST(contains(provenance["h200-sxm-141gb"], "timing calibrated (kernel_families, fitted 2026-11-23 on NVIDIA H200)"));
+  BOOST_TEST(contains(provenance["h200-sxm-141gb"], "measured (NVIDIA H200, 2026-11-22)"));
+  BOOST_TEST(contains(provenance["h100-sxm5-80gb"], "not calibrated"));
+  BOOST_TEST(contains(provenance["h100-sxm5-80gb"], "NVIDIA H100 80GB HBM3, 2026-11-22"));
+  for (const char* name : {"a100-sxm4-40gb", "a100-sxm4-80gb", "t4"}) {
+    BOOST_TEST(contains(provenance[name], "not calibrated"), name);
+    BOOST_TEST(contains(provenance[name], " 0 of "), name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(replay_names_a_directory_and_where_its_timeline_went) {
+  const Result dir = run("replay /tmp");
+  BOOST_TEST(dir.exit_code == 2, dir.out);
+  BOOST_TEST(contains(dir.out, "is a directory"), dir.out);
+  const std::string trace = "/tmp/iosim_test_tl_" + std::to_string(getpid()) + ".trace";
+  const std::string timeline = "/tmp/iosim_test_tl_" + std::to_string(getpid()) + ".json";
+  BOOST_TEST_REQUIRE(run("trace --seq 256 --head-dim 64 --out " + trace).exit_code == 0);
+  const Result r = run("replay " + trace + " --timeline " + timeline);
+  BOOST_TEST(r.exit_code == 0, r.out);
+  BOOST_TEST(contains(r.out, "timeline: " + timeline), r.out);
+  std::remove(trace.c_str());
+  std::remove(timeline.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(the_timeline_event_cap_is_a_flag) {
+  const std::string path = "/tmp/iosim_test_cap_" + std::to_string(getpid()) + ".json";
+  const Result r = run("simulate --seq 1024 --head-dim 64 --timeline " + path + " --timeline-max-events 37");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  BOOST_TEST(contains(r.out, "--timeline-max-events"), r.out);  // the note says how to keep more
+  pt::ptree tree;
+  pt::read_json(path, tree);
+  int slices = 0;
+  for (const auto& e : tree.get_child("traceEvents")) slices += e.second.get<std::string>("ph") == "X";
+  BOOST_TEST(slices == 37);
+  BOOST_TEST(tree.get<long long>("otherData.dropped_events") > 0);
+  std::remove(path.c_str());
+  const Result alone = run("simulate --seq 64 --head-dim 64 --timeline-max-events 10");
+  BOOST_TEST(alone.exit_code == 2, alone.out);
+  BOOST_TEST(contains(alone.out, "only with --timeline"), alone.out);
+}
+
+namespace {
+// Runs iosim with `args` (split at spaces) and returns its peak resident memory in KiB.
+long peak_rss_kib(const std::string& args, int& exit_code) {
+  std::vector<std::string> words{IOSIM_CLI_PATH};
+  std::istringstream in(args);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return usage.ru_maxrss;
+}
+}  // namespace
+
+// A hand-written 1 GiB tile once made the L2 model gather 8 M lines in
+// memory (about a quarter of the tile's size); the replay now hands it over
+// in pieces, so its memory does not grow with the tile.
+BOOST_AUTO_TEST_CASE(replaying_a_huge_tile_takes_memory_independent_of_its_size) {
+  const std::string path = "/tmp/iosim_test_huge_" + std::to_string(getpid()) + ".trace";
+  {
+    std::ofstream f(path);
+    f << "iosim-trace 2\ntensor 0 X 0 1073741824\n"
+         "kernel k pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\n"
+         "r 0 0 134217728 8 134217728\nend\n";
+  }
+  int code = 0;
+  const long kib = peak_rss_kib("replay " + path, code);
+  BOOST_TEST(code == 0);
+  BOOST_TEST(kib < 160 * 1024, kib << " KiB");  // a 1 GiB tile gathered whole needs > 256 MiB
+  std::remove(path.c_str());
+}
+
+// The paper's rule gives 64 x 326 on the A100 at d=64: no kernel has it; the
+// output says so and --tiles kernel runs the nearest compiled tile instead.
+BOOST_AUTO_TEST_CASE(a_tiling_without_a_kernel_is_flagged_and_tiles_kernel_picks_a_compiled_one) {
+  const auto rule = json_of("simulate --counts-only --seq 1024 --head-dim 64");
+  BOOST_TEST(rule.get<bool>("kernel.compiled") == false);
+  BOOST_TEST(contains(rule.get<std::string>("kernel.reason"), "multiples of 16"));
+  const long long near_m = rule.get<long long>("kernel.nearest.block_m"), near_n = rule.get<long long>("kernel.nearest.block_n");
+  const auto kernel = json_of("simulate --counts-only --seq 1024 --head-dim 64 --tiles kernel");
+  BOOST_TEST(kernel.get<bool>("kernel.compiled") == true);
+  BOOST_TEST(kernel.get<long long>("tiling.block_m") == near_m);
+  BOOST_TEST(kernel.get<long long>("tiling.block_n") == near_n);
+  BOOST_TEST(near_m % 16 == 0);
+  BOOST_TEST(near_n % 16 == 0);
+  const Result text = run("simulate --counts-only --seq 1024 --head-dim 7");
+  BOOST_TEST(text.exit_code == 0, text.out);  // the simulator runs any head dim ...
+  BOOST_TEST(contains(text.out, "kernel:  none compiled: fa2's kernels are compiled for head dims 64 and 128"), text.out);
+  const Result refused = run("simulate --seq 1024 --head-dim 7 --tiles kernel");  // ... the kernels do not
+  BOOST_TEST(refused.exit_code == 2, refused.out);
+  BOOST_TEST(contains(refused.out, "no compiled kernel for this problem"), refused.out);
+  // The default scenario takes --tiles too: all three algorithms then have kernels.
+  const Result all = run("--counts-only --json --tiles kernel");
+  BOOST_TEST_REQUIRE(all.exit_code == 0, all.out);
+  std::istringstream in(all.out);
+  pt::ptree runs;
+  pt::read_json(in, runs);
+  BOOST_TEST(runs.size() == 3u);
+  for (const auto& [unused, j] : runs) BOOST_TEST(j.get<bool>("kernel.compiled"), j.get<std::string>("algorithm"));
+  const Result both = run("simulate --seq 1024 --head-dim 64 --tiles kernel --block-m 64 --block-n 64");
+  BOOST_TEST(both.exit_code == 2, both.out);
+  BOOST_TEST(contains(both.out, "not both"), both.out);
+}
+
+// The issue's example ran 64 s (FA2) and over 300 s (standard) with no output.
+BOOST_AUTO_TEST_CASE(counts_of_a_ten_million_token_problem_come_from_the_closed_form_at_once) {
+  for (const char* algo : {"fa2", "standard"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto j = json_of(std::string("simulate --seq 10000000 --head-dim 64 --counts-only --algo ") + algo);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    BOOST_TEST(seconds < 5.0, algo);
+    BOOST_TEST(j.get<std::string>("counted_by") == "formula", algo);
+    BOOST_TEST(j.get<long long>("global.total_bytes") == j.get<long long>("formula.bytes"), algo);
+    BOOST_TEST(j.get<long long>("flops") > 0, algo);
+    long long steps = 0;
+    for (const auto& [unused, k] : j.get_child("kernels")) steps += k.get<long long>("steps");
+    BOOST_TEST(steps > 1'000'000'000LL, algo);  // what a walk would have visited
+  }
+}
+
+// The closed form and the walk give the same totals and FLOPs (and say which counted).
+BOOST_AUTO_TEST_CASE(count_by_formula_and_count_by_trace_agree) {
+  const std::string args = kSmall + " --counts-only --algo fa1 --pass fwdbwd --causal --kv-heads 2";
+  const auto walk = json_of(args + " --count-by trace");
+  const auto closed = json_of(args + " --count-by formula");
+  BOOST_TEST(walk.get<std::string>("counted_by") == "trace");
+  BOOST_TEST(closed.get<std::string>("counted_by") == "formula");
+  for (const char* key : {"global.read_bytes", "global.write_bytes", "global.total_bytes", "flops"})
+    BOOST_TEST(walk.get<long long>(key) == closed.get<long long>(key), key);
+  std::vector<long long> walked, planned;
+  for (const auto& [unused, k] : walk.get_child("kernels")) walked.push_back(k.get<long long>("steps"));
+  for (const auto& [unused, k] : closed.get_child("kernels")) planned.push_back(k.get<long long>("steps"));
+  BOOST_TEST(walked == planned, boost::test_tools::per_element());
+  BOOST_TEST(!closed.get_child_optional("global.by_tensor"));  // only a walk gives per-tensor counts
+  const Result bad = run(kSmall + " --count-by guess");
+  BOOST_TEST(bad.exit_code == 2, bad.out);
+}
+
+namespace {
+struct PtyResult {
+  int exit_code;
+  std::string out;  // what the terminal showed (stderr; stdout went to /dev/null)
+  double seconds;
+};
+// Runs iosim with stderr on a pseudo-terminal, as in an interactive shell.
+PtyResult run_on_terminal(const std::string& args) {
+  int master = -1;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string cmd = std::string(IOSIM_CLI_PATH) + " " + args + " > /dev/null";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string out;
+  std::array<char, 4096> buf{};
+  for (ssize_t n; (n = read(master, buf.data(), buf.size())) > 0;) out.append(buf.data(), static_cast<size_t>(n));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(master);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+}  // namespace
+
+// FA1's walk is one CTA on one thread: about a second here, at 25 ns a step.
+BOOST_AUTO_TEST_CASE(a_long_run_shows_a_progress_bar_on_a_terminal_and_erases_it) {
+  const PtyResult r = run_on_terminal("simulate --counts-only --count-by trace --algo fa1 --seq 720896 --head-dim 64");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  if (r.seconds < 1.0) {
+    BOOST_TEST_MESSAGE("the run took " << r.seconds << " s, too short for a bar on this machine");
+    return;
+  }
+  const size_t bar = r.out.rfind("counting [");
+  BOOST_TEST_REQUIRE(bar != std::string::npos, r.out);
+  BOOST_TEST(contains(r.out, " left"), r.out);
+  BOOST_TEST(r.out.find("\r\033[K", bar) != std::string::npos, r.out);  // erased when done
+}
+
+// The whole file is checked before anything is simulated: a bad line after an
+// 8 GiB kernel (seconds of replay) is reported at once.
+BOOST_AUTO_TEST_CASE(a_bad_line_late_in_a_trace_is_reported_before_replaying) {
+  const std::string path = "/tmp/iosim_test_late_" + std::to_string(getpid()) + ".trace";
+  {
+    std::ofstream f(path);
+    f << "iosim-trace 2\ntensor 0 X 0 8589934592\n"
+         "kernel a pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\nr 0 0 8589934592\nend\n"
+         "kernel b pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\ncta 0 0 0\ns 0 0 0\nr 1 0 64\nend\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = run("replay " + path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(r.exit_code == 2, r.out);
+  BOOST_TEST(contains(r.out, path + ":11: tensor 1 was never declared"), r.out);
+  BOOST_TEST(seconds < 1.0, seconds << " s");
   std::remove(path.c_str());
 }
 

@@ -1,6 +1,6 @@
-// The trace's byte counts must equal the hand-derived closed forms exactly,
-// for every algorithm and pass, on ragged, causal (N_q != N_k), GQA and
-// block-sparse shapes.
+// The trace's byte counts, tensor FLOPs and steps per kernel must equal the
+// hand-derived closed forms exactly, for every algorithm and pass, on ragged,
+// causal (N_q != N_k), GQA and block-sparse shapes.
 #define BOOST_TEST_MODULE formulas
 #include <boost/test/unit_test.hpp>
 
@@ -56,6 +56,11 @@ void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass p
     BOOST_TEST(counted.io.read_bytes == formula.read_bytes);
     BOOST_TEST(counted.io.write_bytes == formula.write_bytes);
     BOOST_TEST(counted.io.read_bytes > 0);
+    BOOST_TEST(counted.io.tensor_flops == formula.tensor_flops);
+    // Steps per kernel: what sizes a long run before it starts.
+    const auto steps = count::kernel_steps(run);
+    BOOST_TEST_REQUIRE(steps.size() == counted.kernels.size());
+    for (size_t k = 0; k < steps.size(); ++k) BOOST_TEST(counted.kernels[k].io.steps == steps[k], counted.kernels[k].name);
   }
 }
 

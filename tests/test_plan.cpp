@@ -59,7 +59,7 @@ std::vector<Case> random_cases() {
       c.p.sparsity.kind = iosim::workload::SparsitySpec::Kind::random_density;
       c.p.sparsity.density = 0.4;
       c.p.sparsity.seed = rng();
-      c.mask = c.p.sparsity.materialise(iosim::ceil_div(c.p.seq_q, bm), iosim::ceil_div(c.p.seq_k, bn));
+      c.mask = c.p.sparsity.materialise(c.p.seq_q, c.p.seq_k, bm, bn);
     }
     out.push_back(std::move(c));
   }

@@ -703,3 +703,25 @@ BOOST_AUTO_TEST_CASE(an_empty_or_malformed_families_section_is_rejected) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(message_wording)
+
+// "latency.l2_far: is below ..." read as a broken sentence: the problem starts with the value.
+BOOST_AUTO_TEST_CASE(far_latency_below_near_states_both_values) {
+  const EditedProfile p = replace_line("  l2_far:", "  l2_far:  {value: 100 cycles, source: \"x\"}");
+  const std::string msg = load_error(p.file);
+  check_message(msg, p.file, p.line, "latency.l2_far", "100 cycles is below latency.l2_near (204 cycles)");
+  BOOST_TEST(msg.find("l2_far: is") == std::string::npos, msg);
+}
+
+BOOST_AUTO_TEST_CASE(a_number_longer_than_18_digits_is_out_of_range_not_a_non_number) {
+  using namespace iosim::profile;
+  for (const auto& problem : {parse_count("99999999999999999999999").problem,
+                              parse_size_bytes("99999999999999999999999 MiB").problem,
+                              parse_fraction("0.99999999999999999999999").problem}) {
+    BOOST_TEST(problem.find("out of range") != std::string::npos, problem);
+    BOOST_TEST(problem.find("not a number") == std::string::npos, problem);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -137,11 +137,12 @@ BOOST_AUTO_TEST_CASE(hand_written_trace_of_a_users_own_kernel_runs) {
   // Two CTAs read the same 64 KiB (the second one's lines are L2 hits), then
   // reduce into a 4 KiB accumulator; a second kernel copies it out.
   const std::string text =
-      "iosim-trace 1\n"
+      "iosim-trace 2\n"
       "# a user's own algorithm\n"
       "dtype bf16\n"
-      "tensor 0 X\n"
-      "tensor 5 acc\n"
+      "tensor 0 X 40000000 65536\n"
+      "tensor 5 acc 80000000 4096\n"
+      "tensor 7 out 90000000 6144\n"
       "kernel mine pass=fwd grid=2,1,1 threads=256 smem=65536 regs=64 stages=2\n"
       "cta 0 0 0\n"
       "s 1000000 2000 300\n"
@@ -156,7 +157,7 @@ BOOST_AUTO_TEST_CASE(hand_written_trace_of_a_users_own_kernel_runs) {
       "cta 0 0 0\n"
       "s 0 1024 0\n"
       "r 5 80000000 4096\n"
-      "w 0 90000000 2048 2 4096\n"
+      "w 7 90000000 2048 2 4096\n"
       "end\n";
   auto reader = reader_of(text);
   BOOST_TEST((reader.dtype() == workload::DType::bf16));
@@ -174,13 +175,20 @@ BOOST_AUTO_TEST_CASE(hand_written_trace_of_a_users_own_kernel_runs) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_trace_files_are_rejected_with_file_and_line) {
-  const std::string head = "iosim-trace 1\n";
+  const std::string head = "iosim-trace 2\ntensor 0 X 1000 4096\n";
   const std::string kernel = "kernel k pass=fwd grid=2,1,1 threads=128 smem=0 regs=32 stages=1\n";
   const std::pair<std::string, std::string> cases[] = {
       {"", "empty trace file"},
-      {"iosim-trace 2\n", "not an iosim trace"},
+      {"iosim-trace 3\n", "not an iosim trace"},
+      {"iosim-trace 1\ntensor 0 X\n", "format 1 declares no tensor sizes"},
       {head + "dtype fp8\n", "unknown dtype"},
-      {head + "tensor 300 X\n" + kernel, "tensor <id 0..255>"},
+      {head + "tensor 300 X 0 64\n" + kernel, "tensor <id 0..255>"},
+      {head + "tensor 1 Y 2000\n" + kernel, "<base_hex> <bytes>"},
+      {head + "tensor 1 Y 2000 0\n" + kernel, "positive size"},
+      {head + "tensor 0 Z 9000 64\n" + kernel, "tensor 0 is declared twice (first on line 2)"},
+      {head + "tensor 1 Y 8000000000 64\n" + kernel, "leaves the address window"},
+      {head + "kernel k pass=fwd grid=2147483648,1,1 threads=128 smem=0 regs=32 stages=1\n", "within CUDA's limits"},
+      {head + "kernel k pass=fwd grid=2,1,1 threads=128 smem=0 regs=32 stages=1000000000\n", "at most 64"},
       {head + "kernel k pass=fwd grid=2,1 threads=128 smem=0 regs=32 stages=1\n", "grid: expected three"},
       {head + "kernel k pass=sideways grid=2,1,1 threads=128 smem=0 regs=32 stages=1\n", "pass: expected fwd or bwd"},
       {head + "kernel k pass=fwd grid=2,1,1 threads=128 smem=0 regs=32 colour=1\n", "unknown kernel field"},
@@ -189,8 +197,14 @@ BOOST_AUTO_TEST_CASE(malformed_trace_files_are_rejected_with_file_and_line) {
       {head + kernel + "cta 0 0 0\nr 0 100 64\n", "must follow an 's' line"},
       {head + kernel + "cta 0 0 0\ns 1 2\n", "expected 's <tensor_flops>"},
       {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 zz 64\n", "expected 'r <tensor 0..255>"},
-      {head + kernel + "cta 0 0 0\ns 1 2 3\nw 0 100 64 0 64\n", "rows must be a positive"},
-      {head + kernel + "cta 0 0 0\ns 1 2 3\nq 0 100 64\n", "unknown record 'q'"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 1000 0\n", "row_bytes >= 1"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nw 0 1000 64 0 64\n", "rows must be a positive"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 3 1000 64\n", "tensor 3 was never declared (declared: 0 (X)"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 1f00 512\n", "[0x1f00, 0x2100) of 1 row(s) lie outside tensor 0"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 1000 64 65 64\n", "lie outside tensor 0 (X) [0x1000, 0x2000)"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 0 64\n", "declared on line 2"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nr 0 1000 1 9223372036854775807 9223372036854775807\n", "past 2^64"},
+      {head + kernel + "cta 0 0 0\ns 1 2 3\nq 0 1000 64\n", "unknown record 'q'"},
       {head + kernel + "cta 0 0 0\ns 1 2 3\nend\n", "lists 1 CTAs; its grid has 2"},
       {head + kernel + "cta 0 0 0\ncta 1 0 0\n", "missing 'end'"},
   };
@@ -208,3 +222,62 @@ BOOST_AUTO_TEST_CASE(malformed_trace_files_are_rejected_with_file_and_line) {
   }
   BOOST_CHECK_THROW(trace::TraceFileReader("/nonexistent/x.trace"), InputError);
 }
+
+// A file that names an access line's tensor must say where the access lies; an
+// access beyond it is rejected at its own line, before anything is simulated.
+BOOST_AUTO_TEST_CASE(an_access_past_its_tensor_is_rejected_at_its_line_before_replaying) {
+  const std::string text =
+      "iosim-trace 2\ntensor 0 X 0 10000000000\n"
+      "kernel k pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 stages=1\n"
+      "cta 0 0 0\ns 0 0 0\nr 0 0 10000000 1000 10000000\nr 0 0 10000000 1001 10000000\nend\n";
+  auto reader = reader_of(text);
+  try {
+    reader.next_kernel();
+    BOOST_FAIL("the 1001-row access ends past the 10 GB tensor");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).rfind("mem.trace:7: r:", 0) == 0u, e.what());
+  }
+}
+
+// The memory model gathers a request's lines in memory; the reader hands it
+// large accesses in pieces that share no line, so the bytes are the same.
+BOOST_AUTO_TEST_CASE(large_accesses_reach_the_engine_in_disjoint_pieces_of_bounded_size) {
+  const i64 big = 3 * trace::kMaxPieceBytes + 4096, rows = trace::kMaxPieceRows + 5;
+  const std::string text = "iosim-trace 2\ntensor 0 X 1000 " + std::to_string(big) + "\ntensor 1 Y 80000000 " +
+                           std::to_string(rows * 128) + "\nkernel k pass=fwd grid=1,1,1 threads=128 smem=0 regs=32 "
+                           "stages=1\ncta 0 0 0\ns 0 0 0\nr 0 1000 " + std::to_string(big) + "\nw 1 80000000 64 " +
+                           std::to_string(rows) + " 128\nend\n";
+  auto reader = reader_of(text);
+  const trace::RangeKernel* k = reader.next_kernel();
+  BOOST_REQUIRE(k != nullptr);
+  RangeStep step;
+  BOOST_REQUIRE(k->open_cta(0, 0, 0)->next(step));
+  BOOST_TEST(step.loads.size() == 4u);  // cut at multiples of kMaxPieceBytes
+  u64 at = 0x1000;
+  for (const auto& p : step.loads) {
+    BOOST_TEST(p.addr == at);
+    BOOST_TEST(p.bytes() <= trace::kMaxPieceBytes);
+    at += static_cast<u64>(p.bytes());
+  }
+  BOOST_TEST(at == 0x1000 + static_cast<u64>(big));
+  BOOST_TEST(step.stores.size() == 2u);  // rows in two groups
+  BOOST_TEST(step.stores[0].rows + step.stores[1].rows == rows);
+  BOOST_TEST(step.stores[1].addr == 0x80000000 + static_cast<u64>(step.stores[0].rows * 128));
+  // Through the engine: every requested byte counted once, each row's 64 B
+  // (two sectors) fetched once: pieces change no count.
+  auto again = reader_of(text);
+  const auto r = engine::simulate(again, a100(), {});
+  BOOST_TEST(r.kernels.at(0).request_read_bytes() == big);
+  BOOST_TEST(r.kernels.at(0).request_write_bytes() == rows * 64);
+}
+
+BOOST_AUTO_TEST_CASE(a_directory_is_not_read_as_an_empty_trace) {
+  try {
+    trace::TraceFileReader reader(".");
+    BOOST_FAIL("a directory was accepted");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()).find("is a directory") != std::string::npos, e.what());
+  }
+}
+
+

@@ -9,9 +9,9 @@ Fails (exit 1) when
     pairs counted exactly, bottom-right aligned; block-sparse: x density), or shares
     (algorithm, d, N_q, N_k): the per-set sequence lengths are disjoint;
   - two lines have the same name or the same flags;
-  - a tile is not in the FULL kernel menu (kernels/fa2/fa2_menu.h IOSIM_KERNEL_MENU_FULL,
-    kernels/fa1/fa1_common.h IOSIM_FA1_BLOCKS and its shared-memory limit,
-    kernels/standard/standard_gemm.cu IOSIM_GEMM_TILES), parsed from those files;
+  - a tile is not in the FULL kernel menu (sim/schedule/kernel_menu.h: IOSIM_FA2_*_FULL,
+    IOSIM_FA1_BLOCKS_FULL with FA1's shared-memory limit, IOSIM_GEMM_TILES_FULL), parsed from
+    that file;
   - coverage is short: < 60 lines; an (algorithm, pass) without both sets or without d 64 and
     128; an algorithm with < 3 tiles; no causal / block-sparse / GQA / ragged-N line in an
     (algorithm, pass); FA1 with N > 4096 or B*H < 128;
@@ -116,14 +116,15 @@ def _macro_bodies(text):
     return text
 
 
+MENU_H = "sim/schedule/kernel_menu.h"  # the one list the kernels instantiate
+
+
 def fa2_full_menu():
-    src = open(os.path.join(ROOT, "kernels/fa2/fa2_menu.h")).read()
-    m = re.search(r"#if defined\(IOSIM_KERNEL_MENU_FULL\)(.*?)#else", src, re.S)
-    block = _macro_bodies(m.group(1))
+    block = _macro_bodies(open(os.path.join(ROOT, MENU_H)).read())
     menu = {}
     for pas, key in (("fwd", "FWD"), ("bwd", "BWD")):
         for d in (64, 128):
-            mm = re.search(rf"#define IOSIM_FA2_{key}_MENU_D{d}\(X\)(.*)", block)
+            mm = re.search(rf"#define IOSIM_FA2_{key}_MENU_D{d}_FULL\(X\)(.*)", block)
             body = mm.group(1)
             tiles = set()
             if "IOSIM_FA2_GRID_16" in body:
@@ -135,8 +136,8 @@ def fa2_full_menu():
 
 
 def fa1_full_menu():
-    src = open(os.path.join(ROOT, "kernels/fa1/fa1_common.h")).read()
-    m = re.search(r"#ifdef IOSIM_KERNEL_MENU_FULL\s*#define IOSIM_FA1_BLOCKS\(X\)(.*?)#else", _macro_bodies(src), re.S)
+    src = open(os.path.join(ROOT, MENU_H)).read()
+    m = re.search(r"#define IOSIM_FA1_BLOCKS_FULL\(X\)(.*)", _macro_bodies(src))
     pairs = [(int(a), int(b)) for a, b in re.findall(r"X\((\d+),\s*(\d+)\)", m.group(1))]
     limit = int(re.search(r"kFa1MaxSmemBytes\s*=\s*(\d+)", src).group(1))
 
@@ -154,8 +155,8 @@ def fa1_full_menu():
 
 
 def gemm_full_menu():
-    src = open(os.path.join(ROOT, "kernels/standard/standard_gemm.cu")).read()
-    m = re.search(r"#ifdef IOSIM_KERNEL_MENU_FULL\s*#define IOSIM_GEMM_TILES\(X\)(.*?)\n", src)
+    src = open(os.path.join(ROOT, MENU_H)).read()
+    m = re.search(r"#define IOSIM_GEMM_TILES_FULL\(X\)(.*?)\n", src)
     return {tuple(int(x) for x in t) for t in re.findall(r"X\((\d+),\s*(\d+),\s*(\d+)\)", m.group(1))}
 
 

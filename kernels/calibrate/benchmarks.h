@@ -81,7 +81,13 @@ profile::PipeRate ffma_rate(const Plan& plan);
 profile::PipeRate ex2_rate(const Plan& plan);
 profile::PipeRate ldmatrix_rate(const Plan& plan);
 profile::PipeRate issue_rate(const Plan& plan);
+profile::PipeRate fmnmx_rate(const Plan& plan);
+profile::PipeRate shfl_rate(const Plan& plan);
 profile::Measured mma_latency(const Plan& plan);
+profile::Measured fp32_latency(const Plan& plan);
+profile::Measured alu_latency(const Plan& plan);
+profile::Measured mufu_latency(const Plan& plan);
+profile::Measured shfl_latency(const Plan& plan);
 profile::Measured barrier_latency(const Plan& plan);
 
 }  // namespace iosim::calibrate::bench

@@ -244,6 +244,12 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.issue = steps.run("issue", [&] { return bench::issue_rate(plan); });
   m.mma_latency = steps.run("mma latency", [&] { return bench::mma_latency(plan); });
   m.barrier_latency = steps.run("barrier latency", [&] { return bench::barrier_latency(plan); });
+  m.alu = steps.run("FMNMX", [&] { return bench::fmnmx_rate(plan); });
+  m.shfl = steps.run("shfl", [&] { return bench::shfl_rate(plan); });
+  m.fp32_latency = steps.run("FFMA latency", [&] { return bench::fp32_latency(plan); });
+  m.alu_latency = steps.run("FMNMX latency", [&] { return bench::alu_latency(plan); });
+  m.mufu_latency = steps.run("ex2 latency", [&] { return bench::mufu_latency(plan); });
+  m.shfl_latency = steps.run("shfl latency", [&] { return bench::shfl_latency(plan); });
   if (log != nullptr)
     *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP at "
          << num(m.mma_f16.clock_hz / 1e6) << " MHz, bf16 " << num(m.mma_bf16.per_cycle) << ", FFMA "

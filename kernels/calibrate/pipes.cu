@@ -80,6 +80,21 @@ struct Ex2 {  // x <- 2^-x converges to ~0.64 (2^-x = x has one root in (0, 1))
   static constexpr float kStart = 0.25f;
   __device__ __forceinline__ float operator()(float x) const { return dev::exp2_approx(-x); }
 };
+// FMNMX, the softmax's row maximum (ALU pipe). Written as PTX so that the
+// compiler cannot fold the idempotent max of a chain.
+struct Fmnmx {
+  static constexpr float kStart = 0.5f;
+  __device__ __forceinline__ float operator()(float x) const {
+    float y;
+    asm volatile("max.f32 %0, %1, 0f3E800000;" : "=f"(y) : "f"(x));
+    return y;
+  }
+};
+// A butterfly shuffle, the row reductions' step (one lane-op per lane).
+struct Shfl {
+  static constexpr float kStart = 0.5f;
+  __device__ __forceinline__ float operator()(float x) const { return __shfl_xor_sync(0xffffffffu, x, 1); }
+};
 
 template <class Op>
 __global__ void __launch_bounds__(kThreads) lane_op_kernel(std::uint64_t duration_ns, WarpRecord* records,
@@ -174,6 +189,22 @@ __global__ void mma_chain_kernel(int n, std::uint64_t* cycles, std::uint32_t* si
   keep(__float_as_uint(done + acc[1] + acc[2] + acc[3]), sink);
 }
 
+// One warp: a chain of n lane operations, each taking the previous result.
+template <class Op>
+__global__ void lane_chain_kernel(int n, std::uint64_t* cycles, std::uint32_t* sink) {
+  const Op op;
+  float x = Op::kStart + 0.001f * threadIdx.x;
+  x = op(x);  // the instruction is fetched before timing
+  const std::uint64_t c0 = clock_cycles();
+#pragma unroll 16
+  for (int i = 0; i < n; ++i) x = op(x);
+  __shared__ float done;
+  done = x;  // waits for the last result before the clock is read
+  const std::uint64_t c1 = clock_cycles();
+  if (threadIdx.x == 0) *cycles = c1 - c0;
+  keep(__float_as_uint(done), sink);
+}
+
 // One CTA of 8 warps: n barriers back to back.
 __global__ void __launch_bounds__(kThreads) barrier_kernel(int n, std::uint64_t* cycles) {
   __syncthreads();
@@ -254,6 +285,30 @@ profile::PipeRate issue_rate(const Plan& plan) {
                       " independent chains of each per thread, counting only those (the clock checks' "
                       "instructions are not counted: a lower bound)");
 }
+
+profile::PipeRate fmnmx_rate(const Plan& plan) {
+  return run_pipe(plan, lane_op_kernel<Fmnmx>, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "FMNMX (max.f32), " + std::to_string(kChains) + " independent chains per thread");
+}
+
+profile::PipeRate shfl_rate(const Plan& plan) {
+  return run_pipe(plan, lane_op_kernel<Shfl>, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
+                  "shfl.sync.bfly.b32, " + std::to_string(kChains) + " independent chains per thread");
+}
+
+template <class Op>
+profile::Measured lane_latency(const Plan& plan, const std::string& what) {
+  const int n = plan.quick ? 4096 : 65536;
+  const kernels::DeviceBuffer<std::uint32_t> sink(1);
+  return per_step(
+      plan, n, [&](std::uint64_t* cycles) { lane_chain_kernel<Op><<<1, 32>>>(n, cycles, sink.get()); },
+      "one warp, " + std::to_string(n) + " dependent " + what + ", clock64 cycles per instruction");
+}
+
+profile::Measured fp32_latency(const Plan& plan) { return lane_latency<Ffma>(plan, "FFMA"); }
+profile::Measured alu_latency(const Plan& plan) { return lane_latency<Fmnmx>(plan, "FMNMX"); }
+profile::Measured mufu_latency(const Plan& plan) { return lane_latency<Ex2>(plan, "ex2.approx"); }
+profile::Measured shfl_latency(const Plan& plan) { return lane_latency<Shfl>(plan, "shfl.sync.bfly"); }
 
 profile::Measured mma_latency(const Plan& plan) {
   const int n = plan.quick ? 4096 : 65536;

@@ -16,29 +16,14 @@
 #include "kernels/common/attention_api.h"
 #include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
-
-// (B_r, B_c) pairs; each is compiled for head dims 64 and 128, fp16 and bf16,
-// forward and backward, except where the kernel's shared memory would exceed
-// kFa1MaxSmemBytes (full menu: backward d=128 with Br=128, Bc >= 64).
-// CI compiles one pair; the GPU machine's -DIOSIM_KERNEL_MENU=full the rest.
-#ifdef IOSIM_KERNEL_MENU_FULL
-#define IOSIM_FA1_BLOCKS(X) \
-  X(32, 32) X(32, 64) X(32, 128) X(64, 32) X(64, 64) X(64, 128) X(128, 32) X(128, 64) X(128, 128)
-#else
-#define IOSIM_FA1_BLOCKS(X) X(64, 64)
-#endif
-#define IOSIM_FA1_HEAD_DIMS(X) X(64) X(128)
+#include "sim/schedule/kernel_menu.h"
 
 namespace iosim::kernels::detail {
 
-// The largest opt-in shared memory per block of the GPUs built for (sm_90);
-// combinations above it are not compiled at all.
-constexpr long long kFa1MaxSmemBytes = 232448;
-// Shared memory as launched is the schedule's (sim/schedule/kernel_schedules.h).
-constexpr bool fa1_fits(bool backward, int d, int br, int bc) {
-  return (backward ? schedule::Fa1BackwardSchedule::launch_smem_bytes_for(d, br, bc, 2)
-                   : schedule::Fa1ForwardSchedule::launch_smem_bytes_for(d, br, bc, 2)) <= kFa1MaxSmemBytes;
-}
+// The (B_r, B_c) pairs and head dims compiled (IOSIM_FA1_BLOCKS,
+// IOSIM_FA1_HEAD_DIMS) and which of them fit (fa1_fits) are the simulator's
+// menu, sim/schedule/kernel_menu.h.
+using schedule::fa1_fits;
 
 // The compiled tiles, as dispatch lists (kernels/common/dispatch.h): every
 // (B_r, B_c) of IOSIM_FA1_BLOCKS at every head dim of IOSIM_FA1_HEAD_DIMS,

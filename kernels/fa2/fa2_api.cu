@@ -9,7 +9,7 @@
 #include "kernels/common/device_info.h"
 #include "kernels/common/dispatch.h"
 #include "kernels/fa2/fa2_launch.h"
-#include "kernels/fa2/fa2_menu.h"
+#include "sim/schedule/kernel_menu.h"
 #include "sim/common/error.h"
 
 namespace iosim::kernels {

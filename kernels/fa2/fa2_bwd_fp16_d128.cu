@@ -1,7 +1,7 @@
-// Explicit instantiations: FlashAttention-2 bwd, fp16, head_dim 128 (menu in fa2_menu.h).
+// Explicit instantiations: FlashAttention-2 bwd, fp16, head_dim 128 (menu in sim/schedule/kernel_menu.h).
 #include "kernels/fa2/fa2_backward.cuh"
 #include "kernels/fa2/fa2_launch.h"
-#include "kernels/fa2/fa2_menu.h"
+#include "sim/schedule/kernel_menu.h"
 
 namespace iosim::kernels::fa2 {
 #define IOSIM_FA2_INSTANTIATE(D, BM, BN) template void launch_backward<__half, D, BM, BN>(const BackwardParams&, cudaStream_t);

@@ -1,6 +1,6 @@
 // Declarations of the per-instantiation launchers; each is explicitly
 // instantiated in one fa2_{fwd,bwd}_{fp16,bf16}_d{64,128}.cu file from the
-// menu in fa2_menu.h, so the dispatcher (fa2_api.cu) compiles no kernel code.
+// menu in sim/schedule/kernel_menu.h, so the dispatcher (fa2_api.cu) compiles no kernel code.
 #pragma once
 #include <cuda_runtime.h>
 

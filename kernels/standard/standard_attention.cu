@@ -221,10 +221,6 @@ Strides score_strides(const workload::Problem& p) {
 struct TensorMap {
   std::array<const void*, schedule::kTensorCount> ptr{};
   std::array<Strides, schedule::kTensorCount> strides{};
-  void set(schedule::TensorId t, const void* p, const Strides& st) {
-    ptr[static_cast<size_t>(t)] = p;
-    strides[static_cast<size_t>(t)] = st;
-  }
   GemmOperand operand(const schedule::GemmOperand& o) const {
     const Strides& st = strides[static_cast<size_t>(o.tensor)];
     return {ptr[static_cast<size_t>(o.tensor)], st.batch, st.head, st.row, o.head_mul, o.head_div, o.k_contiguous};

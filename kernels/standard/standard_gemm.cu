@@ -15,18 +15,15 @@
 #include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
+#include "sim/schedule/kernel_menu.h"
 
 namespace iosim::kernels::detail {
 namespace {
 
 using u16 = std::uint16_t;
 
-// The compiled tile menu (tile_m, tile_n, tile_k).
-#ifdef IOSIM_KERNEL_MENU_FULL
-#define IOSIM_GEMM_TILES(X) X(128, 128, 32) X(64, 64, 32) X(128, 64, 32) X(64, 128, 32) X(128, 128, 64)
-#else
-#define IOSIM_GEMM_TILES(X) X(128, 128, 32) X(64, 64, 32)
-#endif
+// The compiled tile menu (tile_m, tile_n, tile_k) is IOSIM_GEMM_TILES in
+// sim/schedule/kernel_menu.h.
 
 struct GemmParams {
   schedule::GemmSchedule s;

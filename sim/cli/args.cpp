@@ -1,6 +1,7 @@
 #include "sim/cli/args.h"
 
 #include <charconv>
+#include <limits>
 #include <sstream>
 
 #include "sim/common/error.h"
@@ -26,7 +27,7 @@ void ArgParser::parse(const std::vector<std::string>& args) {
     }
     if (a.rfind("--", 0) != 0) {
       if (!positional_spec_)
-        throw InputError(command_ + ": unexpected argument '" + a + "' (see '" + program_ + " " + command_ + " --help')");
+        throw InputError(prefix() + "unexpected argument '" + a + "' (see '" + invocation() + " --help')");
       positional_.push_back(a);
       continue;
     }
@@ -39,29 +40,36 @@ void ArgParser::parse(const std::vector<std::string>& args) {
     }
     auto it = specs_.find(name);
     if (it == specs_.end())
-      throw InputError(command_ + ": unknown flag '--" + name + "' (see '" + program_ + " " + command_ + " --help')");
-    if (values_.count(name)) throw InputError(command_ + ": flag '--" + name + "' given twice");
+      throw InputError(prefix() + "unknown flag '--" + name + "' (see '" + invocation() + " --help'" +
+                       (unknown_flag_hint_.empty() ? "" : "; " + unknown_flag_hint_) + ")");
+    if (values_.count(name)) throw InputError(prefix() + "flag '--" + name + "' given twice");
     if (it->second.kind == Kind::flag) {
-      if (inline_value) throw InputError(command_ + ": flag '--" + name + "' takes no value");
+      if (inline_value) throw InputError(prefix() + "flag '--" + name + "' takes no value");
       values_[name] = "";
       continue;
     }
     if (!inline_value) {
-      if (i + 1 >= args.size()) throw InputError(command_ + ": flag '--" + name + "' needs a value (" + it->second.metavar + ")");
+      if (i + 1 >= args.size())
+        throw InputError(prefix() + "flag '--" + name + "' needs a value (" + it->second.metavar + ")");
       value = args[++i];
     }
     if (it->second.kind == Kind::integer) {
       i64 v = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec == std::errc::result_out_of_range && p == value.data() + value.size())
+        throw InputError(prefix() + "--" + name + " " + value + " is out of range (a 64-bit integer, at most " +
+                         std::to_string(std::numeric_limits<i64>::max()) + ")");
       if (ec != std::errc() || p != value.data() + value.size())
-        throw InputError(command_ + ": --" + name + " expects an integer, got '" + value + "'");
+        throw InputError(prefix() + "--" + name + " expects an integer, got '" + value + "'");
     } else if (it->second.kind == Kind::real) {
       try {
         size_t used = 0;
         (void)std::stod(value, &used);
         if (used != value.size()) throw std::invalid_argument("trailing");
+      } catch (const std::out_of_range&) {
+        throw InputError(prefix() + "--" + name + " " + value + " is out of range (a double-precision number)");
       } catch (const std::exception&) {
-        throw InputError(command_ + ": --" + name + " expects a number, got '" + value + "'");
+        throw InputError(prefix() + "--" + name + " expects a number, got '" + value + "'");
       }
     }
     values_[name] = value;
@@ -84,17 +92,25 @@ std::optional<std::string> ArgParser::text(const std::string& name) const {
   return it->second;
 }
 
-std::string ArgParser::help() const {
+std::string ArgParser::prefix() const { return command_.empty() ? std::string() : command_ + ": "; }
+std::string ArgParser::invocation() const { return command_.empty() ? program_ : program_ + " " + command_; }
+
+std::string ArgParser::flags_help() const {
   std::ostringstream out;
-  out << "usage: " << program_ << " " << command_ << " [flags]" << (positional_spec_ ? " " + positional_spec_->first : "")
-      << "\n\n" << summary_ << "\n\n";
-  if (positional_spec_) out << "  " << positional_spec_->first << "\n      " << positional_spec_->second << "\n";
   for (const auto& name : order_) {
     const Spec& s = specs_.at(name);
     std::string head = "--" + name + (s.kind == Kind::flag ? "" : " " + s.metavar);
     out << "  " << head << "\n      " << s.help << "\n";
   }
-  out << "  --help\n      show this help\n";
+  return out.str();
+}
+
+std::string ArgParser::help() const {
+  std::ostringstream out;
+  out << "usage: " << invocation() << " [flags]" << (positional_spec_ ? " " + positional_spec_->first : "")
+      << "\n\n" << summary_ << "\n\n";
+  if (positional_spec_) out << "  " << positional_spec_->first << "\n      " << positional_spec_->second << "\n";
+  out << flags_help() << "  --help\n      show this help\n";
   return out.str();
 }
 

@@ -14,7 +14,9 @@ namespace iosim::cli {
 class ArgParser {
  public:
   enum class Kind { flag, integer, real, text };
-  // `program` names the executable in messages and help: "iosim", "iosim-kernels".
+  // `command` is the subcommand's name (empty for `iosim` alone, the default
+  // scenario); `program` names the executable in messages and help:
+  // "iosim", "iosim-kernels".
   ArgParser(std::string command, std::string summary, std::string program = "iosim")
       : command_(std::move(command)), summary_(std::move(summary)), program_(std::move(program)) {}
 
@@ -24,6 +26,9 @@ class ArgParser {
 
   bool help_requested() const { return help_; }
   std::string help() const;
+  std::string flags_help() const;  // the flags alone, one entry each
+  // Added to the "unknown flag" error (e.g. which command takes such flags).
+  void set_unknown_flag_hint(std::string hint) { unknown_flag_hint_ = std::move(hint); }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   bool flag(const std::string& name) const { return has(name); }
   std::optional<i64> integer(const std::string& name) const;
@@ -37,7 +42,9 @@ class ArgParser {
     Kind kind;
     std::string metavar, help;
   };
-  std::string command_, summary_, program_;
+  std::string prefix() const;      // "simulate: " (empty for the default scenario)
+  std::string invocation() const;  // "iosim simulate", or "iosim"
+  std::string command_, summary_, program_, unknown_flag_hint_;
   std::vector<std::string> order_;
   std::map<std::string, Spec> specs_;
   std::map<std::string, std::string> values_;

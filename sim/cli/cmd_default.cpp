@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "sim/engine/engine.h"
 #include "sim/report/engine_report.h"
 #include "sim/report/count_report.h"
+#include "sim/report/progress_bar.h"
 
 namespace iosim::cli {
 
@@ -34,30 +36,46 @@ std::string gb(i64 bytes) {
 
 }  // namespace
 
-int cmd_default(const Args& args) {
+ArgParser default_parser() {
   ArgParser parser("", "Default scenario: GPT-2 medium attention (B=64, H=16, N=1024, d=64, fp16), forward +\n"
                        "backward, for standard attention, FlashAttention (fa1) and FlashAttention-2 (fa2).");
-  parser.add("profile", ArgParser::Kind::text, "NAME|FILE", "hardware profile [a100-sxm4-40gb]");
+  add_profile_flag(parser);
   parser.add("json", ArgParser::Kind::flag, "", "print a JSON array of the three simulate objects");
   parser.add("counts-only", ArgParser::Kind::flag, "", "skip the memory model and timing engine");
+  add_tiles_flag(parser);
+  parser.set_unknown_flag_hint("the flags of one problem, such as --seq or --head-dim, belong to 'iosim simulate'");
+  return parser;
+}
+
+int cmd_default(const Args& args) {
+  ArgParser parser = default_parser();
   parser.parse(args);
   if (parser.help_requested()) {
     std::cout << parser.help();
     return 0;
   }
-  const auto prof = profile::find_profile(parser.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  const auto prof = profile_from_flag(parser);
   const workload::Problem problem = gpt2_medium_problem();
 
   std::vector<Row> rows;
+  report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
   for (auto algo : {workload::Algorithm::standard, workload::Algorithm::fa1, workload::Algorithm::fa2}) {
     trace::TraceOptions opt;
     opt.algorithm = algo;
     opt.pass = workload::Pass::fwdbwd;
     opt.sram_limit_bytes = prof.smem_per_block_bytes;
+    apply_tiles_flag(parser, problem, opt);
     Row r{trace::build_trace(problem, opt), {}, {}, {}};
     r.counts = count::count_run(r.run);
     r.formula = count::formula_for(r.run);
-    if (!parser.flag("counts-only")) r.sim = engine::simulate(r.run, prof, engine::EngineOptions{});
+    if (!parser.flag("counts-only")) {
+      const auto steps = count::kernel_steps(r.run);
+      bar.start(std::string(workload::to_string(algo)) + ": simulating", std::accumulate(steps.begin(), steps.end(), i64{0}));
+      engine::EngineOptions options;
+      options.progress = &bar;
+      r.sim = engine::simulate(r.run, prof, options);
+      bar.finish();
+    }
     rows.push_back(std::move(r));
   }
 
@@ -66,7 +84,7 @@ int cmd_default(const Args& args) {
     j.begin_array();
     for (const auto& r : rows) {
       j.begin_object();
-      report::write_count_fields(j, prof, r.run, r.counts, r.formula);
+      report::write_count_fields(j, prof, r.run, &r.counts, r.formula);
       if (r.sim) report::write_result_fields(j, *r.sim);
       j.end_object();
     }
@@ -98,6 +116,10 @@ int cmd_default(const Args& args) {
               << gb(io.write_bytes) << std::setw(9) << gb(io.total_bytes()) << std::setw(10)
               << gb(r.formula.bytes()) << std::setw(15) << ratio.str() << std::setw(13) << vs.str() << "\n";
   }
+  std::cout << "\nCUDA kernels for these tilings (kernels/; menus in sim/schedule/kernel_menu.h):\n";
+  for (const auto& r : rows)
+    std::cout << "  " << std::left << std::setw(10) << workload::to_string(r.run.algorithm) << std::right
+              << report::kernel_note(r.run).text(r.run) << "\n";
   if (rows.front().sim) {
     std::cout << "\nThe same traces through the memory model and timing engine (L2 warm across kernels):\n\n"
               << std::left << std::setw(10) << "algorithm" << std::right << std::setw(12) << "DRAM read" << std::setw(12)

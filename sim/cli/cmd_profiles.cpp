@@ -5,12 +5,38 @@
 #include "sim/cli/commands.h"
 #include "sim/profile/hardware_profile.h"
 #include "sim/profile/schema.h"
+#include "sim/profile/profile_names.h"
+#include "sim/profile/profile_provenance.h"
 #include "sim/report/count_report.h"
 
 namespace iosim::cli {
 
+namespace {
+
+std::string joined(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// "timing calibrated (kernel_families, fitted 2026-11-23 on NVIDIA H200); 17 of 45 values measured on ..."
+std::string provenance_line(const profile::Provenance& p) {
+  std::string line = p.calibrated ? "timing calibrated (" + p.calibration_section +
+                                        (p.calibrated_on.empty() ? "" : ", fitted " + joined(p.calibrated_on, "; ")) + ")"
+                                  : "timing not calibrated (datasheet rates)";
+  line += "; " + std::to_string(p.measured) + " of " + std::to_string(p.values) + " values measured";
+  if (!p.measured_on.empty()) line += " (" + joined(p.measured_on, "; ") + ")";
+  line += ", " + std::to_string(p.assumptions) + " assumed";
+  return line;
+}
+
+}  // namespace
+
 int cmd_profiles(const Args& args) {
-  ArgParser parser("profiles", "Lists the hardware profiles in the profile directory ($IOSIM_PROFILE_DIR or hw_profiles/).");
+  ArgParser parser("profiles",
+                   "Lists the hardware profiles in the profile directory ($IOSIM_PROFILE_DIR or hw_profiles/): their\n"
+                   "main numbers, the names --profile accepts for them, whether their timing is calibrated, and\n"
+                   "when and on what their values were measured (from each value's source).");
   parser.add("schema-markdown", ArgParser::Kind::flag, "",
              "print the profile schema's key tables (hw_profiles/README.md's, generated from sim/profile/schema.cpp)");
   parser.parse(args);
@@ -23,17 +49,28 @@ int cmd_profiles(const Args& args) {
     return 0;
   }
   const std::string dir = profile::default_profile_dir();
+  const auto profiles = profile::list_profiles(dir);
   std::cout << "profiles in " << dir << ":\n";
   std::cout << std::left << std::setw(18) << "  name" << std::setw(26) << "device" << std::right << std::setw(5)
             << "SMs" << std::setw(12) << "smem/CTA" << std::setw(10) << "L2" << std::setw(14) << "DRAM"
             << std::setw(14) << "tensor fp16" << "\n";
-  for (const auto& p : profile::list_profiles(dir)) {
+  for (const auto& p : profiles) {
     std::cout << "  " << std::left << std::setw(16) << p.name << std::setw(26) << p.display_name << std::right
               << std::setw(5) << p.sm_count << std::setw(10) << p.smem_per_block_bytes / 1024 << " KiB"
               << std::setw(6) << p.l2_bytes / (1024 * 1024) << " MiB" << std::setw(9)
               << p.dram_peak_bandwidth_bytes_per_s / 1e9 << " GB/s" << std::setw(8)
               << p.tensor_fp16_flops_per_s / 1e12 << " TFLOP/s\n";
   }
+  std::cout << "\n--profile takes a name (any case), an alias, a unique prefix, or a path to a .yaml file:\n";
+  for (const auto& p : profiles) {
+    const auto aliases = profile::aliases_of(p.name);
+    std::cout << "  " << std::left << std::setw(16) << p.name << (aliases.empty() ? "-" : joined(aliases, ", "))
+              << "\n";
+  }
+  std::cout << "\nwhere the numbers come from:\n";
+  for (const auto& p : profiles)
+    std::cout << "  " << std::left << std::setw(16) << p.name << provenance_line(profile::profile_provenance(p))
+              << "\n";
   return 0;
 }
 

@@ -4,11 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/args.h"
+
 namespace iosim::cli {
 
 using Args = std::vector<std::string>;
 
 int cmd_default(const Args& args);   // `iosim` alone: the GPT-2 medium comparison
+ArgParser default_parser();          // its flags (listed by `iosim --help`)
 int cmd_simulate(const Args& args);  // `iosim simulate ...`
 int cmd_profiles(const Args& args);  // `iosim profiles`
 int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`

@@ -11,6 +11,9 @@ namespace iosim::cli {
 void add_engine_flags(ArgParser& p) {
   using Kind = ArgParser::Kind;
   p.add("timeline", Kind::text, "FILE.json", "write a Chrome Trace Event timeline (opens in Perfetto: ui.perfetto.dev)")
+      .add("timeline-max-events", Kind::integer, "N",
+           "keep at most N timeline events, the first ones (about 100 bytes each in the file) [" +
+               std::to_string(engine::EngineOptions{}.timeline_max_events) + "]")
       .add("cold-l2", Kind::flag, "", "start every kernel with an empty, clean L2 (what ncu --cache-control all measures)")
       .add("l2-policy", Kind::text, "NAME", "L2 replacement policy: lru | fifo | bip [lru]")
       .add("merge-window", Kind::real, "CYCLES", "merge identical L2 reads issued within this window (0: off) [the profile's l2.merge_window]")
@@ -34,6 +37,11 @@ double dirty_limit(const std::string& text) {
 engine::EngineOptions engine_options_from_flags(const ArgParser& a) {
   engine::EngineOptions o;
   o.timeline_path = a.text("timeline").value_or("");
+  if (const auto cap = a.integer("timeline-max-events")) {
+    if (o.timeline_path.empty()) throw InputError("--timeline-max-events applies only with --timeline FILE.json");
+    if (*cap < 1) throw InputError("--timeline-max-events must be positive (got " + std::to_string(*cap) + ")");
+    o.timeline_max_events = *cap;
+  }
   o.cold_l2_per_kernel = a.flag("cold-l2");
   o.l2_replacement = a.text("l2-policy").value_or(o.l2_replacement);
   if (const auto window = a.real("merge-window")) o.l2_merge_window_cycles = *window;  // else the profile's
@@ -46,6 +54,12 @@ engine::EngineOptions engine_options_from_flags(const ArgParser& a) {
   if (o.l2_merge_window_cycles && *o.l2_merge_window_cycles < 0) throw InputError("--merge-window must be >= 0");
   if (o.kernel_gap_seconds < 0) throw InputError("--kernel-gap must be >= 0");
   return o;
+}
+
+void print_timeline_line(std::ostream& out, const engine::SimulationResult& sim) {
+  const std::string& path = sim.options.timeline_path;
+  if (path.empty()) return;
+  out << "timeline: " << path << " (open it at ui.perfetto.dev)\n";  // the table's note says if it was truncated
 }
 
 }  // namespace iosim::cli

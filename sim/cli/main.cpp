@@ -33,6 +33,7 @@ void print_usage(std::ostream& out) {
          "(B=64, H=16, N=1024, d=64, fp16, forward+backward) for standard attention,\n"
          "FlashAttention 1 and 2 on the A100 profile.\n\ncommands:\n";
   for (const auto& [name, c] : commands()) out << "  " << name << "\n      " << c.summary << "\n";
+  out << "\nflags of the default scenario (iosim [flags]):\n" << iosim::cli::default_parser().flags_help();
   out << "\n'iosim COMMAND --help' describes each command.\n";
 }
 

@@ -1,10 +1,25 @@
 #include "sim/cli/problem_flags.h"
 
+#include <optional>
+#include <string>
+
 #include "sim/common/error.h"
 
 namespace iosim::cli {
 
 using Kind = ArgParser::Kind;
+
+namespace {
+
+// An integer flag that must be positive, checked under the flag's own name
+// (so `--seq -5` is not reported as seq-q).
+std::optional<i64> positive(const ArgParser& a, const std::string& name) {
+  const auto v = a.integer(name);
+  if (v && *v <= 0) throw InputError("--" + name + " must be positive (got " + std::to_string(*v) + ")");
+  return v;
+}
+
+}  // namespace
 
 void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
   p.add("algo", Kind::text, "ALGO", help.algorithms + " [fa2]")
@@ -20,7 +35,9 @@ void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
       .add("causal", Kind::flag, "", "causal mask, bottom-right aligned (row r sees keys <= r + Nk - Nq)")
       .add("block-density", Kind::real, "S", "block-sparse: fraction of (block-m x block-n) tiles kept, in (0, 1]")
       .add("mask-seed", Kind::integer, "SEED", "seed of the random block mask [0]")
-      .add("block-mask", Kind::text, "FILE", "block-sparse mask file: rows of 0/1, one per query block")
+      .add("block-mask", Kind::text, "FILE",
+           "block-sparse mask file: rows of 0/1, one per block row, on the tile grid or at a granularity\n"
+           "      that divides evenly (README: Conventions)")
       .add("block-m", Kind::integer, "BR", "query rows per tile (with --block-n) [" + help.default_tiling + "]")
       .add("block-n", Kind::integer, "BC", "key columns per tile (with --block-m) [" + help.default_tiling + "]")
       .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
@@ -31,21 +48,21 @@ void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
 
 workload::Problem problem_from_flags(const ArgParser& a) {
   workload::Problem p;
-  p.batch = a.integer("batch").value_or(1);
-  p.heads = a.integer("heads").value_or(1);
-  p.kv_heads = a.integer("kv-heads").value_or(p.heads);
+  p.batch = positive(a, "batch").value_or(1);
+  p.heads = positive(a, "heads").value_or(1);
+  p.kv_heads = positive(a, "kv-heads").value_or(p.heads);
   if (a.has("seq") && (a.has("seq-q") || a.has("seq-k")))
     throw InputError("give either --seq N or both --seq-q and --seq-k, not both");
   if (a.has("seq")) {
-    p.seq_q = p.seq_k = *a.integer("seq");
+    p.seq_q = p.seq_k = *positive(a, "seq");
   } else if (a.has("seq-q") && a.has("seq-k")) {
-    p.seq_q = *a.integer("seq-q");
-    p.seq_k = *a.integer("seq-k");
+    p.seq_q = *positive(a, "seq-q");
+    p.seq_k = *positive(a, "seq-k");
   } else {
     throw InputError("the sequence length is required: --seq N, or --seq-q NQ --seq-k NK");
   }
   if (!a.has("head-dim")) throw InputError("--head-dim D is required");
-  p.head_dim = *a.integer("head-dim");
+  p.head_dim = *positive(a, "head-dim");
   p.dtype = workload::parse_dtype(a.text("dtype").value_or("fp16"));
   p.causal = a.flag("causal");
   p.layout = workload::parse_layout(a.text("layout").value_or("bshd"));
@@ -56,7 +73,9 @@ workload::Problem problem_from_flags(const ArgParser& a) {
   if (a.has("block-density")) {
     p.sparsity.kind = workload::SparsitySpec::Kind::random_density;
     p.sparsity.density = *a.real("block-density");
-    p.sparsity.seed = static_cast<std::uint64_t>(a.integer("mask-seed").value_or(0));
+    const i64 seed = a.integer("mask-seed").value_or(0);
+    if (seed < 0) throw InputError("--mask-seed must be >= 0 (got " + std::to_string(seed) + ")");
+    p.sparsity.seed = static_cast<std::uint64_t>(seed);
   } else if (a.has("block-mask")) {
     p.sparsity.kind = workload::SparsitySpec::Kind::file;
     p.sparsity.file = *a.text("block-mask");
@@ -69,11 +88,11 @@ trace::TraceOptions tiling_from_flags(const ArgParser& a) {
   trace::TraceOptions o;
   o.algorithm = workload::parse_algorithm(a.text("algo").value_or("fa2"));
   o.pass = workload::parse_pass(a.text("pass").value_or("fwd"));
-  o.block_m = a.integer("block-m");
-  o.block_n = a.integer("block-n");
-  o.gemm.m = a.integer("gemm-m").value_or(o.gemm.m);
-  o.gemm.n = a.integer("gemm-n").value_or(o.gemm.n);
-  o.gemm.k = a.integer("gemm-k").value_or(o.gemm.k);
+  o.block_m = positive(a, "block-m");
+  o.block_n = positive(a, "block-n");
+  o.gemm.m = positive(a, "gemm-m").value_or(o.gemm.m);
+  o.gemm.n = positive(a, "gemm-n").value_or(o.gemm.n);
+  o.gemm.k = positive(a, "gemm-k").value_or(o.gemm.k);
   return o;
 }
 

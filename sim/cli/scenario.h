@@ -14,6 +14,16 @@ struct Scenario {
   trace::TraceOptions options;
 };
 
+// --profile NAME|FILE, as every command takes it.
+void add_profile_flag(ArgParser& parser);
+// The profile --profile names (profile::find_profile_by_any_name), or the default.
+profile::HardwareProfile profile_from_flag(const ArgParser& parser);
+
+// --tiles rule|kernel: the paper's rule, or the nearest compiled kernel tile
+// to it (sets options.block_m/block_n/gemm and block_rule).
+void add_tiles_flag(ArgParser& parser);
+void apply_tiles_flag(const ArgParser& parser, const workload::Problem& problem, trace::TraceOptions& options);
+
 void add_scenario_flags(ArgParser& parser);
 // Throws InputError for missing or inconsistent flags.
 Scenario scenario_from_flags(const ArgParser& parser);

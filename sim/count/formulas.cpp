@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/schedule/kernel_schedules.h"
+#include "sim/schedule/plan.h"
 
 namespace iosim::count {
 
@@ -37,13 +38,16 @@ TileStats tile_stats(const workload::Problem& p, i64 bm, i64 bn, const workload:
     i64 widest = 0;
     for (i64 i = 0; i < s.t_r; ++i) {
       const i64 r = key_blocks(i);
+      const i64 cols_seen = std::min(r * bn, p.seq_k);  // the first r key blocks
       s.active += r;
       s.rows_over_active += rows(i) * r;
-      s.cols_over_active += std::min(r * bn, p.seq_k);  // the first r key blocks
+      s.cols_over_active += cols_seen;
+      s.area_over_active += rows(i) * cols_seen;
       if (r > 0) s.rows_with_active += rows(i);
       widest = std::max(widest, r);
     }
     s.cols_with_active = std::min(widest * bn, p.seq_k);
+    s.key_blocks_with_active = widest;
     return s;
   }
   std::vector<char> column_used(static_cast<size_t>(s.t_c), 0);
@@ -54,6 +58,7 @@ TileStats tile_stats(const workload::Problem& p, i64 bm, i64 bn, const workload:
       if (!mask->active[static_cast<size_t>(i * mask->n_blocks + j)]) continue;
       ++r;
       s.cols_over_active += cols(j);
+      s.area_over_active += rows(i) * cols(j);
       column_used[static_cast<size_t>(j)] = 1;
     }
     s.active += r;
@@ -61,7 +66,10 @@ TileStats tile_stats(const workload::Problem& p, i64 bm, i64 bn, const workload:
     if (r > 0) s.rows_with_active += rows(i);
   }
   for (i64 j = 0; j < s.t_c; ++j)
-    if (column_used[static_cast<size_t>(j)]) s.cols_with_active += cols(j);
+    if (column_used[static_cast<size_t>(j)]) {
+      s.cols_with_active += cols(j);
+      ++s.key_blocks_with_active;
+    }
   return s;
 }
 
@@ -206,6 +214,22 @@ void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& 
   }
 }
 
+// Matrix-multiply FLOPs: per active tile 2 * rows * cols * d for each product
+// (FA forward: S and P V; backward: S, dV, dP, dQ, dK), and standard
+// attention's GEMMs in full (2 M N K each).
+i64 tensor_flops(const trace::AlgorithmTrace& run, const Dims& x, const TileStats& s) {
+  const bool fwd = run.pass != Pass::bwd, bwd = run.pass != Pass::fwd;
+  const i64 tile_flops = 2 * x.BH() * s.area_over_active * x.d;  // one product over the active tiles
+  const i64 gemm = 2 * x.BH() * x.Nq * x.Nk * x.d;                 // one full N_q x N_k x d product
+  switch (run.algorithm) {
+    case Algorithm::standard: return (fwd ? 2 * gemm : 0) + (bwd ? 4 * gemm : 0);
+    case Algorithm::fa1:
+    case Algorithm::fa2: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
+    case Algorithm::fa1_swapped: return 2 * tile_flops;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Formula formula_for(const trace::AlgorithmTrace& run) {
@@ -237,7 +261,47 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
       break;
   }
   paper_expression(b.f, run, x);
+  b.f.tensor_flops = tensor_flops(run, x, s);
   return b.f;
+}
+
+std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
+  const auto& p = run.problem;
+  const TileStats s = tile_stats(p, run.tiling.block_m, run.tiling.block_n, run.mask.get());
+  const i64 bh = p.batch * p.heads, bhkv = p.batch * p.kv_heads, group = p.heads / p.kv_heads;
+  const schedule::Plan plan =
+      schedule::make_plan(p, run.algorithm, run.pass,
+                          {run.tiling.block_m, run.tiling.block_n, run.gemm, run.sram_limit_bytes},
+                          schedule::mask_view(run.mask.get()));
+  std::vector<i64> steps;
+  for (const auto& k : plan.kernels) {
+    using schedule::KernelKind;
+    switch (k.kind) {
+      // A step per active key block, then O and L written.
+      case KernelKind::fa2_fwd: steps.push_back(bh * (s.active + s.t_r)); break;
+      // K_j, V_j; a step per (head of the group, active query block); dK_j, dV_j.
+      case KernelKind::fa2_bwd_main: steps.push_back(bhkv * 2 * s.t_c + bh * s.active); break;
+      case KernelKind::fa2_bwd_preprocess:
+      case KernelKind::fa2_bwd_convert_dq: steps.push_back(k.grid.count()); break;
+      // Init; per key block with an active tile, K_j, V_j and a step per active tile.
+      case KernelKind::fa1_fwd: steps.push_back(bh * (1 + s.key_blocks_with_active + s.active)); break;
+      // Per query block: Q_i, O_i; a step per active tile; O_i, l_i, m_i written.
+      case KernelKind::fa1_swapped_fwd: steps.push_back(bh * (2 * s.t_r + s.active)); break;
+      // Init dK, dV; init each head's dQaccum; per active key block: K_j, V_j, a
+      // step per (head, active tile), dK_j, dV_j; convert each head's dQ.
+      case KernelKind::fa1_bwd:
+        steps.push_back(bhkv * (1 + 2 * group + 2 * s.key_blocks_with_active) + bh * s.active);
+        break;
+      case KernelKind::gemm:
+        steps.push_back(k.grid.count() * (k.as<schedule::GemmPlan>().s.steps_per_cta() + 1));
+        break;
+      case KernelKind::softmax_fwd:
+      case KernelKind::softmax_bwd:
+        steps.push_back(k.grid.count() * (k.as<schedule::SoftmaxPlan>().s.row_fits_on_chip() ? 1 : 2));
+        break;
+    }
+  }
+  return steps;
 }
 
 }  // namespace iosim::count

@@ -21,6 +21,8 @@ struct TileStats {
   i64 cols_over_active = 0;   // sum over active tiles of cols(j)
   i64 rows_with_active = 0;   // sum of rows(i) over query blocks with >= 1 active tile
   i64 cols_with_active = 0;   // sum of cols(j) over key blocks with >= 1 active tile
+  i64 key_blocks_with_active = 0;  // key blocks with >= 1 active tile
+  i64 area_over_active = 0;        // sum over active tiles of rows(i) * cols(j)
 };
 
 // Causal: evaluated per query block in O(T_r) from the diagonal's position;
@@ -39,9 +41,15 @@ struct Formula {
   std::vector<FormulaTerm> terms;  // the closed form, term by term (all heads)
   std::string expression;          // the paper's asymptotic form, e.g. "12N²d²/M + 16N²d/M + 3Nd"
   double paper_bytes = 0;          // that expression evaluated (elements × dtype bytes), 0 if none
+  i64 tensor_flops = 0;            // matrix-multiply FLOPs (2 per multiply-add), as the trace counts them
 };
 
 // The closed form for the run's algorithm, pass and tiling.
 Formula formula_for(const trace::AlgorithmTrace& run);
+
+// Trace steps of each kernel of the run, in launch order, over all its CTAs
+// (what the timing engine replays), from the plan and the tile statistics:
+// cheap for any problem size, so long runs can be sized before they start.
+std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run);
 
 }  // namespace iosim::count

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/progress.h"
 #include "sim/trace/algorithms.h"
 
 namespace iosim::count {
@@ -42,9 +43,16 @@ struct RunCount {
 };
 
 // Walks every CTA of the kernel (one index along each replica dimension,
-// scaled by its extent) and sums the tile bytes of every step.
-KernelCount count_kernel(const trace::KernelTrace& kernel, const trace::TensorTable& tensors);
-RunCount count_run(const trace::AlgorithmTrace& run);
+// scaled by its extent) and sums the tile bytes of every step. `progress`
+// (optional) is told the steps walked (walked_steps() of them in all).
+KernelCount count_kernel(const trace::KernelTrace& kernel, const trace::TensorTable& tensors,
+                         ProgressSink* progress = nullptr);
+RunCount count_run(const trace::AlgorithmTrace& run, ProgressSink* progress = nullptr);
+// The steps count_kernel walks, given the kernel's steps over all its CTAs
+// (count::kernel_steps): replica CTAs are walked once.
+i64 walked_steps(const trace::KernelTrace& kernel, i64 kernel_steps);
+// The threads count_kernel walks the kernel with.
+i64 walk_threads(const trace::KernelTrace& kernel);
 // Adds one step's bytes and work, multiplied by `weight` CTAs.
 void add_step(IoTotals& io, const trace::Step& step, const trace::TensorTable& tensors, i64 weight);
 

@@ -65,13 +65,15 @@ SmRates sm_rates(const profile::HardwareProfile& p, workload::DType dt) {
 class KernelRunner {
  public:
   KernelRunner(const trace::RangeKernel& k, const profile::HardwareProfile& p, const SmRates& rates,
-               const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline, SmModel& sm_model)
+               const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline, SmModel& sm_model,
+               ProgressSink* progress)
       : kernel_(k),
         grid_(k.grid()),
         stages_(std::max(1, k.pipeline_stages())),
         rates_(rates),
         mem_(mem),
         timeline_(timeline),
+        progress_(progress),
         sm_count_(static_cast<int>(p.sm_count)),
         per_sm_(static_cast<int>(occ.ctas_per_sm)),
         partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
@@ -118,6 +120,7 @@ class KernelRunner {
         case EventKind::compute_end: end_compute(s, slot, e.t); break;
       }
     }
+    if (progress_) progress_->add(steps_ % kProgressEverySteps);
     return end_;
   }
 
@@ -180,7 +183,7 @@ class KernelRunner {
     const int part = partition(s);
     for (const auto& a : b.step.loads) b.ready = std::max(b.ready, mem_.load(a, t, part));
     ++s.count;
-    ++steps_;
+    if (++steps_ % kProgressEverySteps == 0 && progress_) progress_->add(kProgressEverySteps);
     compute_.tensor_flops += b.step.compute.tensor_flops;
     compute_.fp32_ops += b.step.compute.fp32_ops;
     compute_.sfu_ops += b.step.compute.sfu_ops;
@@ -303,6 +306,7 @@ class KernelRunner {
   SmRates rates_;
   memory::MemorySystem& mem_;
   Timeline* timeline_;
+  ProgressSink* progress_;
   int sm_count_, per_sm_, partitions_;
   i64 total_ctas_;
   i64 queued_ = 0, next_cta_ = 0;
@@ -421,6 +425,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   result.options = options;
   result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the values used
   result.options.l2_dirty_limit_bytes = l2o.dirty_limit_bytes;
+  result.options.progress = nullptr;  // the sink need not outlive this call
   result.tensor_names = source.tensor_names();
   const i64 sector = p.l2_sector_bytes;
   const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;
@@ -442,7 +447,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;
     mem.begin_kernel(t);
     const memory::MemoryCounters before = mem.counters();
-    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model);
+    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress);
     const double end = runner.run(t);
     const memory::MemoryCounters d = mem.counters().minus(before);
     r.l2 = d.l2;

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/progress.h"
 #include "sim/engine/occupancy.h"
 #include "sim/memory/memory_system.h"
 #include "sim/profile/hardware_profile.h"
@@ -64,6 +65,8 @@ struct EngineOptions {
   // Chrome Trace Event output (empty: none) and its event cap.
   std::string timeline_path;
   i64 timeline_max_events = 400000;
+  // Told the trace steps replayed, every kProgressEverySteps (not owned; null: none).
+  ProgressSink* progress = nullptr;
 };
 
 // Busy time of each shared resource during a kernel, in cycles (the SM pipes

@@ -37,7 +37,7 @@ void Timeline::store_slice(int sm, int slot, double t0, double t1) {
 std::string Timeline::note() const {
   if (dropped_ == 0) return "";
   return "timeline truncated: the first " + std::to_string(events_.size()) + " events were kept and " +
-         std::to_string(dropped_) + " later ones left out (raise the event cap to keep more)";
+         std::to_string(dropped_) + " later ones left out (--timeline-max-events N keeps more)";
 }
 
 namespace {

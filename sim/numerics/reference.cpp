@@ -165,7 +165,7 @@ ReferenceMask reference_mask(const workload::Problem& p, i64 block_m, i64 block_
                      ", block_n " + std::to_string(block_n) + ")");
   ReferenceMask mask{{}, block_m, block_n};
   if (!p.sparsity.is_dense())
-    mask.blocks = p.sparsity.materialise(ceil_div(p.seq_q, block_m), ceil_div(p.seq_k, block_n));
+    mask.blocks = p.sparsity.materialise(p.seq_q, p.seq_k, block_m, block_n);
   return mask;
 }
 

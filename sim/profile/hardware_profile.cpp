@@ -381,9 +381,12 @@ class ProfileReader {
       fail(line("latency.l2_far"), "latency.l2_far",
            "differs from latency.l2_near although l2.partitions is 1",
            "latency.l2_far = latency.l2_near for a uniform L2");
-    if (p.l2_far_latency_cycles < p.l2_near_latency_cycles)
-      fail(line("latency.l2_far"), "latency.l2_far", "is below latency.l2_near",
-           "latency.l2_far >= latency.l2_near");
+    if (p.l2_far_latency_cycles < p.l2_near_latency_cycles) {
+      std::ostringstream problem;  // "<key>: <value> is below ...", not "<key>: is below ..."
+      problem << p.l2_far_latency_cycles << " cycles is below latency.l2_near (" << p.l2_near_latency_cycles
+              << " cycles)";
+      fail(line("latency.l2_far"), "latency.l2_far", problem.str(), "latency.l2_far >= latency.l2_near");
+    }
   }
 
   std::string file_;

@@ -25,6 +25,7 @@ struct Decimal {
 struct Split {
   std::optional<Decimal> number;  // empty when the text does not start with one
   std::string_view unit;          // the rest, trimmed; may be empty
+  bool too_long = false;          // a number of more than 18 digits (out of range)
 };
 
 std::string_view trim(std::string_view s) {
@@ -49,7 +50,7 @@ Split split_number(std::string_view text) {
   for (; i < s.size(); ++i) {
     const char c = s[i];
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      if (++n_digits > 18) return {std::nullopt, s};
+      if (++n_digits > 18) return {std::nullopt, s, true};
       d.digits = d.digits * 10 + static_cast<std::uint64_t>(c - '0');
       if (seen_point) {
         ++d.scale;
@@ -109,6 +110,11 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
+// Why the text is not a usable number: too many digits, or not a number at all.
+std::string not_a_number(std::string_view text, const Split& split, std::string_view what) {
+  return quoted(text) + (split.too_long ? " is out of range (at most 18 digits)" : std::string(" is not ") + std::string(what));
+}
+
 // A number with a unit of the expected kind and a value > 0, or the problem.
 struct Checked {
   Decimal number;
@@ -121,7 +127,7 @@ Checked check_quantity(std::string_view text, UnitKind kind, bool zero_ok = fals
   const std::string valid = valid_units(kind);
   const Split split = split_number(text);
   if (!split.number)
-    return {{}, nullptr, quoted(text) + " is not a number followed by a unit", valid};
+    return {{}, nullptr, not_a_number(text, split, "a number followed by a unit"), valid};
   if (split.unit.empty()) return {{}, nullptr, quoted(text) + " has no unit", valid};
   const UnitSpec* unit = find_unit(split.unit);
   if (unit == nullptr)
@@ -252,7 +258,7 @@ Parsed<i64> parse_count(std::string_view text) {
   constexpr std::string_view kValid = "a whole number > 0 with no unit, e.g. 108";
   const Split split = split_number(text);
   if (!split.number)
-    return Parsed<i64>::fail(quoted(text) + " is not a number", std::string(kValid));
+    return Parsed<i64>::fail(not_a_number(text, split, "a number"), std::string(kValid));
   if (!split.unit.empty())
     return Parsed<i64>::fail(quoted(text) + " has a unit; a count takes none", std::string(kValid));
   const Decimal& d = *split.number;
@@ -267,7 +273,7 @@ Parsed<double> parse_fraction(std::string_view text) {
   constexpr std::string_view kValid = "a plain number in (0, 1], e.g. 0.9 for 90%";
   const Split split = split_number(text);
   if (!split.number)
-    return Parsed<double>::fail(quoted(text) + " is not a number", std::string(kValid));
+    return Parsed<double>::fail(not_a_number(text, split, "a number"), std::string(kValid));
   if (!split.unit.empty())
     return Parsed<double>::fail(quoted(text) + " has a unit; a fraction takes none",
                                 std::string(kValid));

@@ -445,8 +445,9 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
     if (bytes <= sram_limit) {
       std::ostringstream rule;
       rule << "paper: Bc=ceil(M/4d), Br=min(Bc,d), M=" << m << " elements";
-      if (halvings > 0) rule << " (M halved " << halvings << "x from " << m_full << " so the "
-                             << (has_backward(pass) ? "backward" : "") << " working set fits)";
+      if (halvings > 0)
+        rule << " (M halved " << halvings << "x from " << m_full << " so the "
+             << (has_backward(pass) ? "backward pass's " : "") << "working set fits)";
       return {br, bc, bytes, rule.str(), m};
     }
   }
@@ -481,14 +482,14 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
                        std::string(to_string(a)) + " needs " + std::to_string(bytes) +
                        " bytes of shared memory per CTA; the profile allows " +
                        std::to_string(options.sram_limit_bytes) + " bytes per block");
-    out.tiling = {bm, bn, bytes, "flags", 0};
+    out.tiling = {bm, bn, bytes, options.block_rule, 0};
   } else {
     out.tiling = default_tiling(problem, a, options.pass, options.gemm, options.sram_limit_bytes);
   }
 
-  const AttentionTiles grid{problem.seq_q, problem.seq_k, out.tiling.block_m, out.tiling.block_n, false, {}};
   if (!problem.sparsity.is_dense())
-    out.mask = std::make_unique<workload::BlockMask>(problem.sparsity.materialise(grid.m_blocks(), grid.n_blocks()));
+    out.mask = std::make_unique<workload::BlockMask>(
+        problem.sparsity.materialise(problem.seq_q, problem.seq_k, out.tiling.block_m, out.tiling.block_n));
   out.tensors = std::make_unique<TensorTable>(problem);
 
   const schedule::PlanTiling plan_tiling{out.tiling.block_m, out.tiling.block_n, options.gemm,

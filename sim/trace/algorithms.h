@@ -23,6 +23,7 @@ struct TraceOptions {
   workload::Pass pass = workload::Pass::fwd;
   std::optional<i64> block_m;  // B_r; default: the paper's rule
   std::optional<i64> block_n;  // B_c
+  std::string block_rule = "flags";  // Tiling::rule when block_m/block_n are given (who chose them)
   GemmTiles gemm;
   // Shared memory one CTA may use (the profile's max per block), bytes.
   i64 sram_limit_bytes = 48 * 1024;

@@ -1,6 +1,8 @@
 #include "sim/trace/trace_file.h"
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -95,6 +97,44 @@ void put_access(std::string& s, const RangeAccess& a) {
   s.push_back('\n');
 }
 
+std::string hex(u64 v) {
+  std::string s = "0x";
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
+  s.append(buf, r.ptr);
+  return s;
+}
+
+// Appends `a` to `out` in pieces of at most kMaxPieceBytes and kMaxPieceRows:
+// groups of whole rows, or a row longer than kMaxPieceBytes cut at multiples
+// of kMaxPieceBytes (so two pieces never share a line or a sector, and the
+// memory model counts the same bytes and sectors as for the whole access).
+void append_pieces(const RangeAccess& a, std::vector<RangeAccess>& out) {
+  if (a.bytes() <= kMaxPieceBytes && a.rows <= kMaxPieceRows) {
+    out.push_back(a);
+    return;
+  }
+  if (a.row_bytes > kMaxPieceBytes) {
+    const u64 piece = static_cast<u64>(kMaxPieceBytes);
+    for (i64 r = 0; r < a.rows; ++r) {
+      const u64 row = a.addr + static_cast<u64>(r * a.stride), end = row + static_cast<u64>(a.row_bytes);
+      for (u64 at = row; at < end;) {
+        const u64 next = std::min(end, (at / piece + 1) * piece);
+        out.push_back({a.kind, a.tensor, at, static_cast<i64>(next - at), 1, 0});
+        at = next;
+      }
+    }
+    return;
+  }
+  const i64 rows_per_piece = std::max<i64>(1, std::min(kMaxPieceRows, kMaxPieceBytes / a.row_bytes));
+  for (i64 r = 0; r < a.rows; r += rows_per_piece) {
+    RangeAccess p = a;
+    p.addr = a.addr + static_cast<u64>(r * a.stride);
+    p.rows = std::min(rows_per_piece, a.rows - r);
+    out.push_back(normalised(p));
+  }
+}
+
 std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> out;
   size_t i = 0;
@@ -143,9 +183,9 @@ const RangeKernel* AlgorithmKernelSource::next_kernel() {
 }
 
 // ---------------------------------------------------------------------------
-void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
+void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink* progress) {
   std::string s;
-  s += "iosim-trace 1\n";
+  s += "iosim-trace " + std::to_string(kTraceFileVersion) + "\n";
   s += "# ";
   s += to_string(run.algorithm);
   s += " ";
@@ -156,12 +196,17 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
   s += workload::to_string(run.problem.dtype);
   s += "\n";
   for (int t = 0; t < kTensorCount; ++t) {
-    if (!run.tensors->info(static_cast<TensorId>(t)).used) continue;
-    s += "tensor " + std::to_string(t) + " " + std::string(tensor_name(static_cast<TensorId>(t))) + "\n";
+    const TensorInfo& info = run.tensors->info(static_cast<TensorId>(t));
+    if (!info.used) continue;
+    s += "tensor " + std::to_string(t) + " " + std::string(tensor_name(static_cast<TensorId>(t)));
+    put_hex(s, info.base);
+    put(s, info.bytes());
+    s += "\n";
   }
   out << s;
   AlgorithmKernelSource source(run);
   RangeStep step;
+  i64 steps = 0;
   while (const RangeKernel* k = source.next_kernel()) {
     const schedule::Dim3 g = k->grid();
     const CtaResources r = k->resources();
@@ -182,6 +227,7 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
           s.push_back('\n');
           auto cursor = k->open_cta(x, y, z);
           while (cursor->next(step)) {
+            if (++steps % kProgressEverySteps == 0 && progress) progress->add(kProgressEverySteps);
             s += "s";
             put(s, step.compute.tensor_flops);
             put(s, step.compute.fp32_ops);
@@ -194,13 +240,14 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run) {
         }
     out << "end\n";
   }
+  if (progress) progress->add(steps % kProgressEverySteps);
   if (!out) throw InputError("could not write the trace file (stream error)");
 }
 
-void write_trace_file(const std::string& path, const AlgorithmTrace& run) {
+void write_trace_file(const std::string& path, const AlgorithmTrace& run, ProgressSink* progress) {
   std::ofstream f(path);
   if (!f) throw InputError("cannot open '" + path + "' for writing the trace");
-  write_trace_file(f, run);
+  write_trace_file(f, run, progress);
 }
 
 // ---------------------------------------------------------------------------
@@ -236,8 +283,8 @@ class TraceFileReader::FileKernel final : public RangeKernel {
       const StepRec& s = k_.steps[static_cast<size_t>(at_++)];
       out.clear();
       const RangeAccess* a = k_.accesses.data() + s.first_access;
-      out.loads.assign(a, a + s.loads);
-      out.stores.assign(a + s.loads, a + s.loads + s.stores);
+      for (int i = 0; i < s.loads; ++i) append_pieces(a[i], out.loads);
+      for (int i = s.loads; i < s.loads + s.stores; ++i) append_pieces(a[i], out.stores);
       out.compute = s.compute;
       return true;
     }
@@ -255,8 +302,13 @@ class TraceFileReader::FileKernel final : public RangeKernel {
 };
 
 TraceFileReader::TraceFileReader(const std::string& path) : name_(path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("'" + path + "' is a directory, not a trace file (give a file written by 'iosim trace')");
   auto f = std::make_unique<std::ifstream>(path);
   if (!*f) throw InputError("cannot open trace file '" + path + "'");
+  size_ = static_cast<i64>(std::filesystem::file_size(path, ec));
+  if (ec) size_ = -1;
   in_ = std::move(f);
   read_header();
 }
@@ -267,6 +319,9 @@ TraceFileReader::TraceFileReader(std::unique_ptr<std::istream> in, std::string n
 }
 
 TraceFileReader::~TraceFileReader() = default;
+
+i64 TraceFileReader::bytes_read() const { return static_cast<i64>(in_->tellg()); }
+i64 TraceFileReader::kernel_steps() const { return current_ ? static_cast<i64>(current_->steps.size()) : 0; }
 
 void TraceFileReader::fail(const std::string& what) const {
   throw InputError(name_ + ":" + std::to_string(line_no_) + ": " + what);
@@ -289,6 +344,12 @@ bool TraceFileReader::read_line(std::string& line) {
 }
 
 namespace {
+// CUDA's grid limits.
+constexpr i64 kMaxGridX = (i64{1} << 31) - 1;
+constexpr i64 kMaxGridYZ = 65535;
+// Pipeline buffers per CTA: more than any kernel keeps in flight (ours use 1-3).
+constexpr i64 kMaxStages = 64;
+
 template <typename T>
 bool parse_num(std::string_view s, T& v, int base = 10) {
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
@@ -297,11 +358,18 @@ bool parse_num(std::string_view s, T& v, int base = 10) {
 }  // namespace
 
 void TraceFileReader::read_header() {
+  const std::string first = "iosim-trace " + std::to_string(kTraceFileVersion);
   std::string line;
-  if (!read_line(line)) fail("empty trace file (expected the first line 'iosim-trace 1')");
-  if (split(line) != std::vector<std::string_view>{"iosim-trace", "1"})
-    fail("not an iosim trace (expected the first line 'iosim-trace 1')");
+  if (!read_line(line)) fail("empty trace file (expected the first line '" + first + "')");
+  const auto head = split(line);
+  if (head == std::vector<std::string_view>{"iosim-trace", "1"})
+    fail("trace format 1 declares no tensor sizes; this iosim reads format " + std::to_string(kTraceFileVersion) +
+         " (first line '" + first + "', each tensor 'tensor <id> <name> <base_hex> <bytes>'): write the trace "
+         "again with 'iosim trace', or add each tensor's base address and size");
+  if (head != split(first)) fail("not an iosim trace (expected the first line '" + first + "')");
   tensor_names_.clear();
+  extents_.clear();
+  window_.reset();
   while (read_line(line)) {
     const auto tok = split(line);
     if (tok[0] == "dtype") {
@@ -312,17 +380,68 @@ void TraceFileReader::read_header() {
         fail(e.what());
       }
     } else if (tok[0] == "tensor") {
-      int id = 0;
-      if (tok.size() != 3 || !parse_num(tok[1], id) || id < 0 || id >= kMaxFileTensors)
-        fail("expected 'tensor <id 0..255> <name>'");
-      if (tensor_names_.size() <= static_cast<size_t>(id)) tensor_names_.resize(static_cast<size_t>(id) + 1);
-      tensor_names_[static_cast<size_t>(id)] = std::string(tok[2]);
+      read_tensor(tok);
     } else {
       pending_ = std::move(line);
       has_pending_ = true;
       return;
     }
   }
+}
+
+// "tensor <id> <name> <base_hex> <bytes>": each id once; all tensors in one
+// kAddressWindowBytes window.
+void TraceFileReader::read_tensor(const std::vector<std::string_view>& tok) {
+  int id = 0;
+  u64 base = 0;
+  i64 bytes = 0;
+  if (tok.size() != 5 || !parse_num(tok[1], id) || id < 0 || id >= kMaxFileTensors || !parse_num(tok[3], base, 16) ||
+      !parse_num(tok[4], bytes) || bytes < 1)
+    fail("expected 'tensor <id 0..255> <name> <base_hex> <bytes>' with a positive size in bytes");
+  const size_t i = static_cast<size_t>(id);
+  if (extents_.size() <= i) extents_.resize(i + 1);
+  if (extents_[i])
+    fail("tensor " + std::to_string(id) + " is declared twice (first on line " + std::to_string(extents_[i]->line) +
+         ")");
+  const u64 window = base / kAddressWindowBytes;
+  if (static_cast<u64>(bytes) > kAddressWindowBytes - base % kAddressWindowBytes || (window_ && *window_ != window))
+    fail("tensor " + std::to_string(id) + " [" + hex(base) + ", +" + std::to_string(bytes) +
+         " B) leaves the address window of the trace's tensors (all tensors lie in one aligned " +
+         std::to_string(kAddressWindowBytes >> 30) + " GiB window" +
+         (window_ ? ": [" + hex(*window_ * kAddressWindowBytes) + ", " + hex((*window_ + 1) * kAddressWindowBytes) + ")"
+                  : std::string()) +
+         ")");
+  window_ = window;
+  extents_[i] = Extent{base, base + static_cast<u64>(bytes), std::string(tok[2]), line_no_};
+  if (tensor_names_.size() <= i) tensor_names_.resize(i + 1);
+  tensor_names_[i] = std::string(tok[2]);
+}
+
+std::string TraceFileReader::declared_list() const {
+  std::string out;
+  for (size_t i = 0; i < extents_.size(); ++i)
+    if (extents_[i]) out += (out.empty() ? "" : ", ") + std::to_string(i) + " (" + extents_[i]->name + ")";
+  return out.empty() ? "none" : out;
+}
+
+i64 TraceFileReader::check_access(const RangeAccess& a, std::string_view op) const {
+  const size_t id = a.tensor;
+  if (id >= extents_.size() || !extents_[id])
+    fail("tensor " + std::to_string(id) + " was never declared (declared: " + declared_list() +
+         "; declare it before the first kernel: 'tensor " + std::to_string(id) + " <name> <base_hex> <bytes>')");
+  const Extent& t = *extents_[id];
+  // In 128 bits: rows, stride and row_bytes come from the file unchecked.
+  using u128 = unsigned __int128;
+  const u128 end = u128{a.addr} + u128(static_cast<u64>(a.rows - 1)) * static_cast<u64>(a.stride) +
+                   static_cast<u64>(a.row_bytes);
+  const u128 bytes = u128(static_cast<u64>(a.rows)) * static_cast<u64>(a.row_bytes);
+  if (a.addr < t.base || end > t.end || bytes > kAddressWindowBytes)
+    fail(std::string(op) + ": bytes [" + hex(a.addr) + ", " +
+         (end >> 64 ? std::string("past 2^64") : hex(static_cast<u64>(end))) + ") of " +
+         std::to_string(a.rows) + " row(s) lie outside tensor " + std::to_string(id) + " (" + t.name + ") [" +
+         hex(t.base) + ", " + hex(t.end) + "), declared on line " + std::to_string(t.line) +
+         " (every access lies inside its tensor)");
+  return static_cast<i64>(bytes);
 }
 
 const RangeKernel* TraceFileReader::next_kernel() {
@@ -353,8 +472,10 @@ const RangeKernel* TraceFileReader::next_kernel() {
       const auto c1 = val.find(','), c2 = val.find(',', c1 == std::string_view::npos ? c1 : c1 + 1);
       if (c1 == std::string_view::npos || c2 == std::string_view::npos ||
           !parse_num(val.substr(0, c1), k->grid_.x) || !parse_num(val.substr(c1 + 1, c2 - c1 - 1), k->grid_.y) ||
-          !parse_num(val.substr(c2 + 1), k->grid_.z) || k->grid_.x < 1 || k->grid_.y < 1 || k->grid_.z < 1)
-        fail("grid: expected three positive integers x,y,z, got '" + std::string(val) + "'");
+          !parse_num(val.substr(c2 + 1), k->grid_.z) || k->grid_.x < 1 || k->grid_.y < 1 || k->grid_.z < 1 ||
+          k->grid_.x > kMaxGridX || k->grid_.y > kMaxGridYZ || k->grid_.z > kMaxGridYZ)
+        fail("grid: expected three positive integers x,y,z within CUDA's limits (x <= " + std::to_string(kMaxGridX) +
+             ", y, z <= " + std::to_string(kMaxGridYZ) + "), got '" + std::string(val) + "'");
       seen[1] = true;
     } else if (key == "threads") {
       positive(k->resources_.threads, false);
@@ -368,6 +489,10 @@ const RangeKernel* TraceFileReader::next_kernel() {
     } else if (key == "stages") {
       i64 s = 0;
       positive(s, false);
+      // The engine keeps a buffer per stage in every SM slot: bounded.
+      if (s > kMaxStages)
+        fail("stages: " + std::to_string(s) + " pipeline buffers per CTA; at most " + std::to_string(kMaxStages) +
+             " are supported");
       k->stages_ = static_cast<int>(s);
       seen[5] = true;
     } else {
@@ -377,10 +502,10 @@ const RangeKernel* TraceFileReader::next_kernel() {
   for (bool b : seen)
     if (!b) fail("a kernel line needs all of pass=, grid=, threads=, smem=, regs=, stages=");
 
-  const i64 ctas = k->grid_.count();
-  k->cta_first_step.reserve(static_cast<size_t>(ctas) + 1);
+  const i64 ctas = k->grid_.count();  // listed one by one: memory grows with the file, not the grid
   i64 cta = -1;  // linear index of the CTA being read
   bool in_step = false;
+  i64 step_bytes = 0;
   std::vector<RangeAccess> loads, stores;
   auto close_step = [&] {
     if (!in_step) return;
@@ -429,6 +554,7 @@ const RangeKernel* TraceFileReader::next_kernel() {
         fail("expected 's <tensor_flops> <fp32_ops> <sfu_ops>' with non-negative integers");
       k->steps.push_back(s);
       in_step = true;
+      step_bytes = 0;
       continue;
     }
     if (op == "r" || op == "w" || op == "a") {
@@ -438,11 +564,16 @@ const RangeKernel* TraceFileReader::next_kernel() {
       int tensor = 0;
       if ((tok.size() != 4 && tok.size() != 6) || !parse_num(tok[1], tensor) || tensor < 0 ||
           tensor >= kMaxFileTensors || !parse_num(tok[2], a.addr, 16) || !parse_num(tok[3], a.row_bytes) ||
-          a.row_bytes < 0)
-        fail("expected '" + std::string(op) + " <tensor 0..255> <addr_hex> <row_bytes> [<rows> <stride>]'");
+          a.row_bytes < 1)
+        fail("expected '" + std::string(op) + " <tensor 0..255> <addr_hex> <row_bytes> [<rows> <stride>]' with " +
+             "row_bytes >= 1");
       a.tensor = static_cast<TensorIndex>(tensor);
       if (tok.size() == 6 && (!parse_num(tok[4], a.rows) || !parse_num(tok[5], a.stride) || a.rows < 1 || a.stride < 0))
         fail("rows must be a positive integer and stride a non-negative integer");
+      step_bytes += check_access(a, op);  // before normalising: rows x row_bytes may not fit 64 bits yet
+      if (static_cast<u64>(step_bytes) > kAddressWindowBytes)
+        fail("this step's accesses move more than " + std::to_string(kAddressWindowBytes >> 30) +
+             " GiB, the whole address window (a step moves at most that)");
       a = normalised(a);
       (a.kind == AccessKind::Read ? loads : stores).push_back(a);
       continue;

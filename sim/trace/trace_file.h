@@ -4,9 +4,9 @@
 // File format (text, one record per line, read kernel by kernel so memory
 // holds one kernel at a time; docs/engine.md has the full description):
 //
-//   iosim-trace 1
+//   iosim-trace 2
 //   dtype fp16                                  tensor-core rate to use: fp16 | bf16 | fp32
-//   tensor <id> <name>                          optional: names for per-tensor statistics
+//   tensor <id> <name> <base_hex> <bytes>       every tensor an access names: its address range
 //   kernel <name> pass=<fwd|bwd> grid=<x>,<y>,<z> threads=<n> smem=<bytes> regs=<n> stages=<n>
 //   cta <x> <y> <z>                             CTAs in launch order, x fastest, each once
 //   s <tensor_flops> <fp32_ops> <sfu_ops>       starts a step: its compute work
@@ -15,19 +15,36 @@
 //   a <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   fp32 reduction (atomic add) at L2
 //   end                                         ends the kernel
 //
-// Lines starting with '#' and blank lines are ignored.
+// Lines starting with '#' and blank lines are ignored. Every access must lie
+// inside its declared tensor, and all tensors inside one 512 GiB window (the
+// L2 model's address range), so no file can make the replay hold more than a
+// bounded amount per access: accesses larger than kMaxPieceBytes or
+// kMaxPieceRows are handed to the memory model in pieces of at most that size
+// (split at multiples of kMaxPieceBytes, so no line or sector is shared).
 #pragma once
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "sim/common/progress.h"
 #include "sim/trace/algorithms.h"
 #include "sim/trace/range_trace.h"
 #include "sim/trace/trace.h"
 
 namespace iosim::trace {
+
+// Trace file format version this reader reads and the writer writes.
+inline constexpr int kTraceFileVersion = 2;
+// All tensors of a file lie in one window of this size, aligned to it.
+inline constexpr u64 kAddressWindowBytes = u64{1} << 39;
+// The largest access handed to the memory model at once (it gathers a
+// request's lines in memory).
+inline constexpr i64 kMaxPieceBytes = i64{1} << 27;
+inline constexpr i64 kMaxPieceRows = i64{1} << 20;
 
 // Converts a logical tile to its byte range.
 RangeAccess to_range(const TileAccess& a, const TensorTable& tensors);
@@ -47,9 +64,10 @@ class AlgorithmKernelSource final : public KernelSource {
   std::unique_ptr<RangeKernel> current_;
 };
 
-// Writes every CTA of every kernel of `run` (no replica shortcuts).
-void write_trace_file(std::ostream& out, const AlgorithmTrace& run);
-void write_trace_file(const std::string& path, const AlgorithmTrace& run);
+// Writes every CTA of every kernel of `run` (no replica shortcuts);
+// `progress` (optional) is told the steps written.
+void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink* progress = nullptr);
+void write_trace_file(const std::string& path, const AlgorithmTrace& run, ProgressSink* progress = nullptr);
 
 // Reads a trace file kernel by kernel. Throws iosim::InputError
 // "<file>:<line>: <problem> (<what is valid>)" on malformed input.
@@ -62,18 +80,36 @@ class TraceFileReader final : public KernelSource {
   workload::DType dtype() const override { return dtype_; }
   std::vector<std::string> tensor_names() const override { return tensor_names_; }
   const RangeKernel* next_kernel() override;
+  // For progress: the file's size and the bytes read so far (-1 when the
+  // stream cannot tell), and the steps of the kernel last returned.
+  i64 size_bytes() const { return size_; }
+  i64 bytes_read() const;
+  i64 kernel_steps() const;
 
  private:
   class FileKernel;
+  // A declared tensor: bytes [base, end).
+  struct Extent {
+    u64 base = 0, end = 0;
+    std::string name;
+    i64 line = 0;
+  };
   bool read_line(std::string& line);
   [[noreturn]] void fail(const std::string& what) const;
   void read_header();
+  void read_tensor(const std::vector<std::string_view>& tok);
+  // Checks an access line's tensor and range; returns its bytes.
+  i64 check_access(const RangeAccess& a, std::string_view op) const;
+  std::string declared_list() const;
 
   std::unique_ptr<std::istream> in_;
   std::string name_;
+  i64 size_ = -1;
   i64 line_no_ = 0;
   workload::DType dtype_ = workload::DType::fp16;
   std::vector<std::string> tensor_names_;
+  std::vector<std::optional<Extent>> extents_;  // by tensor id
+  std::optional<u64> window_;                  // index of the address window
   std::string pending_;  // a line read ahead (the first kernel line)
   bool has_pending_ = false;
   std::unique_ptr<FileKernel> current_;

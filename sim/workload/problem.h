@@ -45,7 +45,14 @@ struct SparsitySpec {
   std::uint64_t seed = 0;
   std::string file;
   bool is_dense() const { return kind == Kind::dense; }
-  // Throws InputError when a file's shape differs from the tile grid.
+  // The mask on the (block_m x block_n) tile grid of an Nq x Nk problem. A
+  // mask file has the grid's shape, or another granularity that divides
+  // evenly: R rows and C columns cut Nq and Nk into whole blocks (R divides
+  // Nq, C divides Nk) whose sizes are multiples or divisors of block_m and
+  // block_n; a tile is then active when any mask block it overlaps is.
+  // Throws InputError naming the tile grid otherwise.
+  BlockMask materialise(i64 seq_q, i64 seq_k, i64 block_m, i64 block_n) const;
+  // On a grid known only by its shape: a file must have that shape.
   BlockMask materialise(i64 m_blocks, i64 n_blocks) const;
 };
 
@@ -62,8 +69,10 @@ struct Problem {
   Layout layout = Layout::bshd;
 
   i64 elem_bytes() const { return dtype_bytes(dtype); }
-  // Throws InputError for non-positive sizes or heads % kv_heads != 0.
+  // Throws InputError for non-positive sizes, heads % kv_heads != 0, or
+  // B H Nq Nk d above 2^kMaxProblemLog2 (counts must fit 64 bits).
   void validate() const;
+  static constexpr int kMaxProblemLog2 = 58;
 };
 
 }  // namespace iosim::workload

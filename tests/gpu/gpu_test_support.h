@@ -27,19 +27,19 @@
 
 namespace iosim::gputest {
 
-struct RequireCudaDevice {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id id) const {
-    const std::string why = kernels::no_device_reason();
-    if (why.empty()) return true;
-    std::cout << "SKIPPED: " << why << " [" << boost::unit_test::framework::get(id, boost::unit_test::TUT_ANY).p_name.get()
-              << "]" << std::endl;
-    boost::test_tools::assertion_result r(false);
-    r.message() << "SKIPPED: " << why;
-    return r;
-  }
-};
+inline boost::test_tools::assertion_result require_cuda_device(boost::unit_test::test_unit_id id) {
+  const std::string why = kernels::no_device_reason();
+  if (why.empty()) return true;
+  std::cout << "SKIPPED: " << why << " [" << boost::unit_test::framework::get(id, boost::unit_test::TUT_ANY).p_name.get()
+            << "]" << std::endl;
+  boost::test_tools::assertion_result r(false);
+  r.message() << "SKIPPED: " << why;
+  return r;
+}
+// A function pointer, not an empty functor: GCC warns that boost::function
+// copies the uninitialised bytes of an empty functor's buffer (-Wuninitialized).
 inline boost::unit_test::decorator::precondition requires_gpu() {
-  return boost::unit_test::precondition(RequireCudaDevice{});
+  return boost::unit_test::precondition(&require_cuda_device);
 }
 
 inline workload::Problem problem(i64 batch, i64 heads, i64 kv_heads, i64 seq_q, i64 seq_k, i64 head_dim,
@@ -74,10 +74,24 @@ inline Tolerance tolerance(workload::DType t) {
   return {4 * 0x1p-11, 1e-5, 6 * 0x1p-11};
 }
 
-// Runs harness::check and requires every tensor's error under the dtype's bound.
+// The tensors harness::check compares for a pass, in its order ("O L dQ dK dV";
+// standard attention has no L): a check that compared nothing must fail.
+inline std::string checked_tensors(const std::string& algorithm, workload::Pass pass) {
+  std::string names;
+  if (pass != workload::Pass::bwd) names += algorithm == "standard" ? "O " : "O L ";
+  if (pass != workload::Pass::fwd) names += "dQ dK dV ";
+  return names;
+}
+
+// Runs harness::check and requires every tensor's error under the dtype's
+// bound, and that the pass's tensors were all compared.
 inline void expect_matches_reference(const harness::RunSpec& s, workload::Pass pass) {
   const harness::CheckResult r = harness::check(s, pass);
   const Tolerance tol = tolerance(s.problem.dtype);
+  std::string compared;
+  for (const auto& e : r.errors) compared += e.tensor + " ";
+  BOOST_TEST_REQUIRE(!r.errors.empty(), s.algorithm << " " << workload::to_string(pass) << ": nothing compared");
+  BOOST_TEST(compared == checked_tensors(s.algorithm, pass));
   for (const auto& e : r.errors) {
     const double bound = e.tensor == "O" ? tol.out : e.tensor == "L" ? tol.lse : tol.grad;
     const double rel = e.norms.relative();

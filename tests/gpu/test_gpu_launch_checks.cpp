@@ -13,6 +13,7 @@
 
 #include "gpu_test_support.h"
 #include "kernels/common/attention_api.h"
+#include "sim/common/error.h"
 
 using iosim::gputest::problem;
 using iosim::workload::DType;
@@ -78,6 +79,67 @@ BOOST_AUTO_TEST_CASE(fa2_menu_holds_flashattention2_default_tiles_in_both_dtypes
     BOOST_TEST(has("bwd", 64, 128, 128, t));
     BOOST_TEST(has("bwd", 128, 64, 128, t));
   }
+}
+
+// Moved from test_gpu_standard_fa1 (which ctest skips as a whole without a GPU):
+// FA1 and standard attention refuse uncompiled tiles and fp32 before any device call.
+BOOST_AUTO_TEST_CASE(fa1_uncompiled_block_sizes_throw_not_compiled_listing_the_menu) {
+  iosim::kernels::AttentionConfig c;
+  c.problem = problem(1, 1, 1, 128, 128, 64, DType::fp16);
+  c.block_m = 48;  // not a menu value
+  c.block_n = 64;
+  int dummy[4] = {};
+  iosim::kernels::ForwardBuffers f;
+  f.q = f.k = f.v = f.o = dummy;
+  f.l = f.m = reinterpret_cast<float*>(dummy);
+  try {
+    iosim::kernels::fa1_forward(c, f, nullptr);
+    BOOST_FAIL("fa1_forward accepted Br=48");
+  } catch (const iosim::kernels::NotCompiled& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("Br=48") != std::string::npos, what);
+    BOOST_TEST(what.find("compiled: " + iosim::kernels::compiled_menu("fa1").front()) != std::string::npos, what);
+  }
+  iosim::kernels::BackwardBuffers b;
+  b.q = b.k = b.v = b.o = b.d_o = dummy;
+  b.l = b.m = reinterpret_cast<float*>(dummy);
+  b.dq = b.dk = b.dv = dummy;
+  b.dq_accum = reinterpret_cast<float*>(dummy);
+  BOOST_CHECK_THROW(iosim::kernels::fa1_backward(c, b, nullptr), iosim::kernels::NotCompiled);
+  c.block_m = 64;
+  c.problem.head_dim = 96;  // a multiple of 8, but no compiled head dim
+  BOOST_CHECK_THROW(iosim::kernels::fa1_forward(c, f, nullptr), iosim::kernels::NotCompiled);
+}
+
+BOOST_AUTO_TEST_CASE(standard_uncompiled_gemm_tiles_throw_not_compiled_listing_the_menu) {
+  iosim::kernels::AttentionConfig c;
+  c.problem = problem(1, 1, 1, 128, 128, 64, DType::bf16);
+  c.gemm_tiles.tile_m = 96;
+  c.gemm_tiles.tile_n = 96;
+  c.gemm_tiles.tile_k = 32;
+  int dummy[4] = {};
+  iosim::kernels::ForwardBuffers f;
+  f.q = f.k = f.v = f.o = f.s = f.p = dummy;
+  try {
+    iosim::kernels::standard_forward(c, f, nullptr);
+    BOOST_FAIL("standard_forward accepted a 96x96x32 GEMM tile");
+  } catch (const iosim::kernels::NotCompiled& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("96x96x32") != std::string::npos, what);
+    BOOST_TEST(what.find("compiled: " + iosim::kernels::compiled_menu("standard").front()) != std::string::npos, what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fp32_inputs_are_rejected_with_an_input_error) {
+  iosim::kernels::AttentionConfig c;
+  c.problem = problem(1, 1, 1, 128, 128, 64, DType::fp32);
+  c.block_m = c.block_n = 64;
+  int dummy[4] = {};
+  iosim::kernels::ForwardBuffers f;
+  f.q = f.k = f.v = f.o = f.s = f.p = dummy;
+  f.l = f.m = reinterpret_cast<float*>(dummy);
+  BOOST_CHECK_THROW(iosim::kernels::fa1_forward(c, f, nullptr), iosim::InputError);
+  BOOST_CHECK_THROW(iosim::kernels::standard_forward(c, f, nullptr), iosim::InputError);
 }
 
 BOOST_AUTO_TEST_CASE(cli_unknown_flag_is_one_error_and_exit_code_2) {
