@@ -19,7 +19,6 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
 #include "sim/report/engine_report.h"
-#include "sim/trace/kernel_params.h"
 
 using namespace iosim;
 using engine::EngineOptions;
@@ -60,8 +59,10 @@ class SyntheticKernel final : public trace::RangeKernel {
     if (log) log->push_back({id, -1});
     return std::make_unique<Cursor>(steps_(id), id, log);
   }
+  std::shared_ptr<const schedule::KernelPrograms> programs() const override { return programs_; }
   // (cta, step) in the order the engine opened CTAs (step -1) and pulled steps.
   std::vector<std::pair<i64, i64>>* log = nullptr;
+  std::shared_ptr<const schedule::KernelPrograms> programs_;  // none unless a test sets them
 
  private:
   class Cursor final : public trace::StepCursor {
@@ -575,15 +576,31 @@ BOOST_AUTO_TEST_CASE(fa1_inner_loop_o_l_m_traffic_hits_in_l2_when_a_heads_o_fits
   }
 }
 
-BOOST_AUTO_TEST_CASE(fa2_forward_is_bound_by_the_sm_pipes_and_a_lone_small_cta_by_latency) {
+// A kernel whose program is nothing but independent MMAs, with many warps on
+// every SM, is bound by the tensor pipes; a lone small CTA by latency.
+BOOST_AUTO_TEST_CASE(independent_mmas_are_tensor_bound_and_a_lone_small_cta_latency_bound) {
   const auto p = a100();
-  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), p, {});
-  const std::string bound = r.kernels.at(0).bound;
-  BOOST_TEST((bound == "tensor" || bound == "sfu_fp32"));
-  BOOST_TEST(r.total.bound == bound);
+  auto progs = std::make_shared<schedule::KernelPrograms>();
+  schedule::ProgramBuilder b("independent mma");
+  for (int i = 0; i < 256; ++i) b.mma(schedule::ProgramBuilder::kNone, schedule::ProgramBuilder::kNone, schedule::ProgramBuilder::kNone);
+  progs->programs.push_back(b.take());
+  progs->warps = 8;
+  progs->tensor = true;
+  auto mma = std::make_unique<SyntheticKernel>("mma", schedule::Dim3{4 * p.sm_count, 1, 1},
+                                               trace::CtaResources{256, 0, 64}, 1, [](i64) {
+                                                 RangeStep s;
+                                                 s.compute.program = 0;
+                                                 return std::vector<RangeStep>(4, s);
+                                               });
+  mma->programs_ = progs;
   ListSource src;
-  src.add(stream_kernel("one", 64 * 1024, 4096, true, false));
-  BOOST_TEST(run(src, p).kernels.at(0).bound == "latency_occupancy");
+  src.add(std::move(mma));
+  const auto r = run(src, p).kernels.at(0);
+  BOOST_TEST(r.sm_model);
+  BOOST_TEST(r.bound == "tensor", r.bound_reason);
+  ListSource lone;
+  lone.add(stream_kernel("one", 64 * 1024, 4096, true, false));
+  BOOST_TEST(run(lone, p).kernels.at(0).bound == "latency_occupancy");
 }
 
 // ---------------------------------------------------------------------------
@@ -645,24 +662,12 @@ BOOST_AUTO_TEST_CASE(timeline_is_a_chrome_trace_with_a_track_per_sm_and_caps_its
 }
 
 // ---------------------------------------------------------------------------
-// Timing calibration: the profile's kernel_families and l2.merge_window.
+// How compute is timed: warp programs on the SM model for our kernels, the
+// machine's rates for steps without a program.
 
 namespace {
 
-profile::FamilyTiming fitted(double efficiency, double overhead_cycles) {
-  profile::FamilyTiming t;
-  t.calibrated = true;
-  t.compute_efficiency = efficiency;
-  t.step_overhead_cycles = overhead_cycles;
-  return t;
-}
-
-profile::HardwareProfile with_family(profile::HardwareProfile p, trace::KernelFamily f, profile::FamilyTiming t) {
-  p.kernel_families.at(static_cast<size_t>(f)) = t;
-  return p;
-}
-
-// `ctas` CTAs of `steps` compute-only steps (no loads or stores), named like one of our kernels.
+// `ctas` CTAs of `steps` compute-only steps (no loads or stores), no programs.
 std::unique_ptr<SyntheticKernel> compute_kernel(const std::string& name, i64 ctas, i64 steps, i64 flops, i64 fp32 = 0,
                                                 i64 sfu = 0) {
   return std::make_unique<SyntheticKernel>(name, schedule::Dim3{ctas, 1, 1}, trace::CtaResources{128, 0, 32}, 1,
@@ -681,72 +686,62 @@ engine::KernelResult run_one(std::unique_ptr<SyntheticKernel> k, const profile::
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(every_kernel_of_every_algorithm_belongs_to_a_kernel_family) {
+BOOST_AUTO_TEST_CASE(every_kernel_of_every_algorithm_runs_on_the_sm_model) {
   const auto p = a100();
   for (auto a : {workload::Algorithm::standard, workload::Algorithm::fa1, workload::Algorithm::fa2, workload::Algorithm::fa1_swapped}) {
     const Pass pass = a == workload::Algorithm::fa1_swapped ? Pass::fwd : Pass::fwdbwd;
-    const auto run = build(p, a, pass, 1, 2, 256, 64);
-    for (const auto& k : run.kernels)
-      BOOST_TEST(trace::kernel_family_of(k.kernel->name()).has_value(), k.kernel->name() << " has no kernel family");
+    const auto r = engine::simulate(build(p, a, pass, 1, 2, 256, 64), p, {});
+    for (const auto& k : r.kernels) {
+      BOOST_TEST(k.sm_model, k.name << " was not timed by the SM model");
+      i64 n = 0;
+      for (const i64 c : k.instructions) n += c;
+      BOOST_TEST(n > 0, k.name << " ran no instruction");
+      BOOST_TEST(!k.programs.empty(), k.name);
+    }
   }
-  BOOST_TEST(!trace::kernel_family_of("mine").has_value());
-  BOOST_TEST(trace::to_string(trace::KernelFamily::gemm) == "gemm");
+  // A kernel from a trace file without programs is timed at the machine's rates.
+  BOOST_TEST(!run_one(compute_kernel("mine", p.sm_count, 2, i64{1} << 20), p).sm_model);
 }
 
-BOOST_AUTO_TEST_CASE(halving_compute_efficiency_doubles_a_compute_bound_kernels_compute_time) {
+// The SM model's time of a step grows with the program's work: twice the key
+// block means twice the MMAs and exponentials, and FA2's forward time follows.
+BOOST_AUTO_TEST_CASE(fa2_forward_time_grows_with_its_programs_work) {
   const auto p = a100();
-  const i64 flops = i64{1} << 26, fp32 = i64{1} << 20, sfu = i64{1} << 18;
-  auto kernel = [&](double efficiency) {
-    return run_one(compute_kernel("fa2_fwd", p.sm_count, 4, flops, fp32, sfu),
-                   with_family(p, trace::KernelFamily::fa2_fwd, fitted(efficiency, 0)));
+  auto fwd = [&](i64 bn) {
+    trace::TraceOptions o;
+    o.algorithm = workload::Algorithm::fa2;
+    o.pass = Pass::fwd;
+    o.block_m = 64;
+    o.block_n = bn;
+    o.sram_limit_bytes = p.smem_per_block_bytes;
+    workload::Problem pr;
+    pr.batch = 1;
+    pr.heads = 8;
+    pr.seq_q = pr.seq_k = 4096;
+    pr.head_dim = 64;
+    return engine::simulate(trace::build_trace(pr, o), p, {}).kernels.at(0);
   };
-  const auto full = kernel(1.0), half = kernel(0.5);
-  BOOST_TEST(half.family == "fa2_fwd");
-  BOOST_TEST(half.timing.calibrated);
-  BOOST_TEST(half.timing.compute_efficiency == 0.5);
-  BOOST_TEST(rel_diff(half.busy.sm_pipes, 2 * full.busy.sm_pipes) < 1e-9);
-  BOOST_TEST(rel_diff(half.busy.fp32_sfu, 2 * full.busy.fp32_sfu) < 1e-9);
-  BOOST_TEST(rel_diff(half.seconds, 2 * full.seconds) < 1e-9);  // nothing but compute: exactly twice
-
-  // FA2's forward pass, bound by the SM pipes: its time nearly doubles too (the loads stay as they were).
-  auto fa2 = [&](double efficiency) {
-    const auto q = with_family(p, trace::KernelFamily::fa2_fwd, fitted(efficiency, 0));
-    return engine::simulate(build(q, workload::Algorithm::fa2, Pass::fwd, 1, 16, 4096, 64), q, {}).kernels.at(0);
-  };
-  const auto a = fa2(1.0), b = fa2(0.5);
-  BOOST_TEST(b.seconds / a.seconds > 1.8);
-  BOOST_TEST(b.seconds / a.seconds <= 2.0 + 1e-9);
-  BOOST_TEST(b.dram_read_bytes == a.dram_read_bytes);
+  const auto a = fwd(64), b = fwd(128);
+  const auto& pa = a.programs.at(0);
+  const auto& pb = b.programs.at(0);
+  const auto tensor = static_cast<size_t>(schedule::Pipe::tensor), mufu = static_cast<size_t>(schedule::Pipe::mufu);
+  BOOST_TEST(pb.instructions[tensor] == 2 * pa.instructions[tensor]);
+  BOOST_TEST(pb.instructions[mufu] == 2 * pa.instructions[mufu]);
+  BOOST_TEST(pb.cycles_alone > 1.5 * pa.cycles_alone);
+  BOOST_TEST(pb.cycles_alone < 2.5 * pa.cycles_alone);
+  // The same work in half the steps: within 25% of the same total.
+  BOOST_TEST(b.seconds / a.seconds > 0.75);
+  BOOST_TEST(b.seconds / a.seconds < 1.25);
 }
 
-BOOST_AUTO_TEST_CASE(a_family_calibration_leaves_other_families_and_unknown_kernels_alone) {
-  auto p = a100();
-  for (size_t f = 0; f < p.kernel_families.size(); ++f) p.kernel_families[f] = fitted(0.25, 1000);
-  const auto base = run_one(compute_kernel("mma", p.sm_count, 3, i64{1} << 24), a100());
-  const auto mine = run_one(compute_kernel("mma", p.sm_count, 3, i64{1} << 24), p);
-  BOOST_TEST(mine.family == "");
-  BOOST_TEST(!mine.timing.calibrated);
-  BOOST_TEST(mine.seconds == base.seconds);
-  const auto only_gemm = with_family(a100(), trace::KernelFamily::gemm, fitted(0.25, 0));
-  BOOST_TEST(run_one(compute_kernel("fa2_fwd", p.sm_count, 3, i64{1} << 24), only_gemm).seconds ==
-             run_one(compute_kernel("fa2_fwd", p.sm_count, 3, i64{1} << 24), a100()).seconds);
-}
-
-BOOST_AUTO_TEST_CASE(step_overhead_delays_each_step_of_a_cta_without_holding_the_sm_pipes) {
-  const auto p = a100();
-  const i64 steps = 10, flops = i64{1} << 24;  // ~8,200 cycles of tensor work per step on the A100
-  const double overhead = 5000;
-  auto kernel = [&](i64 ctas, double o) {
-    return run_one(compute_kernel("fa1_fwd", ctas, steps, flops), with_family(p, trace::KernelFamily::fa1_fwd, fitted(1.0, o)));
-  };
-  // One CTA per SM: every step takes its compute plus the overhead.
-  const auto a = kernel(p.sm_count, 0), b = kernel(p.sm_count, overhead);
-  BOOST_TEST(rel_diff(b.cycles - a.cycles, steps * overhead) < 1e-9);
-  BOOST_TEST(b.busy.sm_pipes == a.busy.sm_pipes);
-  // Two CTAs per SM: while one waits out its overhead the other computes, so only the
-  // last step's overhead shows.
-  const auto c = kernel(2 * p.sm_count, 0), d = kernel(2 * p.sm_count, overhead);
-  BOOST_TEST(rel_diff(d.cycles - c.cycles, overhead) < 1e-9);
+BOOST_AUTO_TEST_CASE(json_says_how_each_kernel_was_timed) {
+  const auto p = a100();  // no sm_pipes: the SM model runs on datasheet-derived values
+  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
+  const std::string s = result_json(r, 0);  // compact: one line, no spaces
+  BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));
+  BOOST_TEST(s.find("\"timing\":{\"model\":\"sm_model\",\"calibrated\":false}") != std::string::npos);
+  BOOST_TEST(s.find("\"instructions\":{\"tensor\":") != std::string::npos);
+  BOOST_TEST(s.find("\"cycles_alone\":") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(the_merge_window_comes_from_the_profile_unless_the_options_set_one) {
@@ -769,15 +764,6 @@ BOOST_AUTO_TEST_CASE(the_merge_window_comes_from_the_profile_unless_the_options_
   BOOST_TEST(overridden.second == 0);
 }
 
-BOOST_AUTO_TEST_CASE(json_says_whether_each_kernels_timing_is_calibrated) {
-  const auto a = a100();
-  const auto p = with_family(a, trace::KernelFamily::fa2_fwd, fitted(0.5, 100));
-  const auto r = engine::simulate(build(p, workload::Algorithm::fa2, Pass::fwdbwd, 1, 2, 256, 64), p, {});
-  const std::string s = result_json(r, 0);  // compact: one line, no spaces
-  BOOST_TEST(s.find("\"timing_calibrated\":false") != std::string::npos, s.substr(0, 400));  // bwd kernels are not
-  BOOST_TEST(s.find("\"family\":\"fa2_fwd\",\"calibrated\":true,\"compute_efficiency\":0.5") != std::string::npos);
-  BOOST_TEST(s.find("\"family\":\"fa2_bwd\",\"calibrated\":false") != std::string::npos);
-}
 
 // The tournament-tree queue pops in (time, push order), as an ordered map
 // keyed that way does, with one pending event per slot and many equal times.

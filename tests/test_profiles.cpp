@@ -536,7 +536,7 @@ BOOST_AUTO_TEST_CASE(default_profile_dir_honours_the_environment_then_the_source
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---------------------------------------------------------------------------
-// The L2 merge window and the optional kernel_families timing calibration.
+// The L2 merge window and dirty limit; the retired kernel_families section.
 
 namespace {
 
@@ -546,72 +546,21 @@ EditedProfile appended(const std::string& extra) { return EditedProfile(base_tex
 // 1-based line of the first line containing `marker` in p's text.
 int line_in(const EditedProfile& p, const std::string& marker) { return marked_line(p.text, marker); }
 
-const std::string kFamilies =
-    "kernel_families:\n"
-    "  fa2_fwd:\n"
-    "    compute_efficiency: {value: 0.5, source: \"test\"}\n"
-    "    step_overhead: {value: 300 cycles, source: \"test\"}\n"
-    "  gemm:\n"
-    "    compute_efficiency: {value: 0.25, source: \"test gemm\"}\n"
-    "    step_overhead: {value: 100 ns, source: \"test\"}\n";
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(calibration_keys)
 
-BOOST_AUTO_TEST_CASE(every_shipped_profile_has_a_merge_window_and_only_the_h200_fitted_families) {
-  for (const auto& entry : fs::directory_iterator(kShippedDir)) {
-    if (entry.path().extension() != ".yaml") continue;
-    const HardwareProfile p = iosim::profile::load_profile(entry.path().string());
-    BOOST_TEST_CONTEXT(p.name) {
-      BOOST_TEST(p.l2_merge_window_cycles >= 0);
-      int calibrated = 0;
-      for (const auto& f : p.kernel_families) {
-        if (!f.calibrated) continue;
-        ++calibrated;
-        BOOST_TEST(f.compute_efficiency > 0);
-        BOOST_TEST(f.compute_efficiency <= 1);
-        BOOST_TEST(f.step_overhead_cycles >= 0);
-        BOOST_TEST(f.source.find("fitted on experiments/calibrate_configs.txt") != std::string::npos, f.source);
-      }
-      if (p.name == "h200-sxm-141gb") {
-        BOOST_TEST(p.family_timing("fa2_fwd")->calibrated);
-        BOOST_TEST(p.family_timing("fa2_bwd")->calibrated);
-      } else {
-        BOOST_TEST(calibrated == 0);  // fitted on the H200 only
-      }
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(listed_families_load_with_their_values_and_the_others_stay_uncalibrated) {
-  const EditedProfile e = appended(kFamilies);
-  const HardwareProfile p = iosim::profile::load_profile(e.file.string());
-  const auto* fa2 = p.family_timing("fa2_fwd");
-  BOOST_REQUIRE(fa2 != nullptr);
-  BOOST_TEST(fa2->calibrated);
-  BOOST_TEST(fa2->compute_efficiency == 0.5);
-  BOOST_TEST(fa2->step_overhead_cycles == 300.0);
-  BOOST_TEST(fa2->source == "test");
-  const auto* gemm = p.family_timing("gemm");
-  BOOST_TEST(gemm->compute_efficiency == 0.25);
-  BOOST_TEST(std::abs(gemm->step_overhead_cycles - 100e-9 * p.sm_clock_hz) < 1e-6);  // ns at sm.clock
-  const auto* fa1 = p.family_timing("fa1_fwd");
-  BOOST_TEST(!fa1->calibrated);
-  BOOST_TEST(fa1->compute_efficiency == 1.0);
-  BOOST_TEST(fa1->step_overhead_cycles == 0.0);
-  BOOST_TEST(p.family_timing("fa3_fwd") == nullptr);
-  // Without the section nothing is calibrated.
-  for (const auto& f : shipped("a100-sxm4-40gb").kernel_families) BOOST_TEST(!f.calibrated);
-}
-
-BOOST_AUTO_TEST_CASE(a_zero_merge_window_or_step_overhead_is_off_not_an_error) {
+BOOST_AUTO_TEST_CASE(a_zero_merge_window_is_off_not_an_error) {
   const EditedProfile e = replace_line("  merge_window:", "  merge_window: {value: 0 cycles, source: \"x\"}");
   BOOST_TEST(iosim::profile::load_profile(e.file.string()).l2_merge_window_cycles == 0.0);
-  const EditedProfile f = appended(
-      "kernel_families:\n  softmax:\n    compute_efficiency: {value: 1, source: \"x\"}\n"
-      "    step_overhead: {value: 0 cycles, source: \"x\"}\n");
-  BOOST_TEST(iosim::profile::load_profile(f.file.string()).family_timing("softmax")->calibrated);
+}
+
+// The per-family efficiencies gave way to the SM model's measured machine
+// (sm_pipes): a profile that still lists them is refused, not half-used.
+BOOST_AUTO_TEST_CASE(the_retired_kernel_families_section_is_an_unknown_key) {
+  EditedProfile e = appended("kernel_families:\n  gemm:\n    compute_efficiency: {value: 0.5, source: \"x\"}\n");
+  e.line = line_in(e, "kernel_families:");
+  expect_rejected(e, "kernel_families", "unknown key");
 }
 
 BOOST_AUTO_TEST_CASE(dirty_limit_is_a_size_or_none) {
@@ -637,69 +586,6 @@ BOOST_AUTO_TEST_CASE(a_missing_merge_window_is_rejected_at_the_l2_section) {
   lines.erase(lines.begin() + (find_line(text, "  merge_window:") - 1));
   const EditedProfile p(join_lines(lines), find_line(text, "l2:"));
   expect_rejected(p, "l2.merge_window", "missing key");
-}
-
-BOOST_AUTO_TEST_CASE(an_unknown_family_is_rejected_with_the_valid_names) {
-  EditedProfile e = appended("kernel_families:\n  fa3_fwd:\n    compute_efficiency: {value: 0.5, source: \"x\"}\n"
-                             "    step_overhead: {value: 0 cycles, source: \"x\"}\n");
-  e.line = line_in(e, "  fa3_fwd:");
-  const std::string msg = load_error(e.file);
-  check_message(msg, e.file, e.line, "kernel_families.fa3_fwd", "unknown key");
-  for (const char* name : {"fa2_fwd", "fa2_bwd", "fa1_fwd", "fa1_bwd", "gemm", "softmax", "rowwise"})
-    BOOST_TEST(msg.find(name) != std::string::npos, name);
-}
-
-BOOST_AUTO_TEST_CASE(a_family_needs_both_keys_and_no_others) {
-  EditedProfile missing = appended("kernel_families:\n  gemm:\n    compute_efficiency: {value: 0.5, source: \"x\"}\n");
-  missing.line = line_in(missing, "  gemm:");
-  expect_rejected(missing, "kernel_families.gemm.step_overhead", "missing key");
-  EditedProfile extra = appended(kFamilies + "    tensor_efficiency: {value: 0.5, source: \"x\"}\n");
-  extra.line = line_in(extra, "tensor_efficiency");
-  const std::string msg = load_error(extra.file);
-  check_message(msg, extra.file, extra.line, "kernel_families.gemm.tensor_efficiency", "unknown key");
-  BOOST_TEST(msg.find("compute_efficiency, step_overhead") != std::string::npos, msg);
-  EditedProfile no_source = appended("kernel_families:\n  gemm:\n    compute_efficiency: {value: 0.5}\n"
-                                     "    step_overhead: {value: 0 cycles, source: \"x\"}\n");
-  no_source.line = line_in(no_source, "compute_efficiency");
-  expect_rejected(no_source, "kernel_families.gemm.compute_efficiency.source", "missing key");
-}
-
-BOOST_AUTO_TEST_CASE(family_values_out_of_range_or_of_the_wrong_kind_are_rejected) {
-  auto family = [](const std::string& eff, const std::string& overhead) {
-    return appended("kernel_families:\n  fa1_bwd:\n    compute_efficiency: {value: " + eff +
-                    ", source: \"x\"}\n    step_overhead: {value: " + overhead + ", source: \"x\"}\n");
-  };
-  struct Case {
-    std::string eff, overhead, key, marker, problem;
-  };
-  for (const Case& c : {Case{"1.5", "0 cycles", "compute_efficiency", "compute_efficiency", "outside (0, 1]"},
-                        Case{"0", "0 cycles", "compute_efficiency", "compute_efficiency", "outside (0, 1]"},
-                        Case{"50%", "0 cycles", "compute_efficiency", "compute_efficiency", ""},
-                        Case{"0.5", "-10 cycles", "step_overhead", "step_overhead", "is negative"},
-                        Case{"0.5", "5 MB", "step_overhead", "step_overhead", "is a size, not a latency"},
-                        Case{"0.5", "[1, 2]", "step_overhead", "step_overhead", "expected a single value"}}) {
-    BOOST_TEST_CONTEXT(c.eff << " / " << c.overhead) {
-      EditedProfile e = family(c.eff, c.overhead);
-      e.line = line_in(e, c.marker);
-      expect_rejected(e, "kernel_families.fa1_bwd." + c.key, c.problem);
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(an_empty_or_malformed_families_section_is_rejected) {
-  EditedProfile empty = appended("kernel_families: {}\n");
-  empty.line = line_in(empty, "kernel_families:");
-  expect_rejected(empty, "kernel_families", "is empty");
-  EditedProfile list = appended("kernel_families: [fa2_fwd]\n");
-  list.line = line_in(list, "kernel_families:");
-  expect_rejected(list, "kernel_families", "expected a map");
-  EditedProfile scalar = appended("kernel_families:\n  fa2_fwd: 0.5\n");
-  scalar.line = line_in(scalar, "  fa2_fwd:");
-  expect_rejected(scalar, "kernel_families.fa2_fwd", "expected a map");
-  EditedProfile twice = appended(kFamilies + "  fa2_fwd:\n    compute_efficiency: {value: 0.5, source: \"x\"}\n"
-                                 "    step_overhead: {value: 0 cycles, source: \"x\"}\n");
-  twice.line = static_cast<int>(lines_of(twice.text).size()) - 2;
-  expect_rejected(twice, "kernel_families.fa2_fwd", "duplicate key");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

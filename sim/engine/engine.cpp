@@ -9,7 +9,6 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/sm_model.h"
 #include "sim/engine/timeline.h"
-#include "sim/trace/kernel_params.h"
 
 namespace iosim::engine {
 
@@ -17,30 +16,17 @@ namespace {
 
 using u32 = std::uint32_t;
 
-// Per-SM arithmetic rates, per cycle, and the kernel family's calibration.
+// Per-SM arithmetic rates, per cycle: how a step without a warp program (a
+// trace file that gives none) is timed, its tensor, FP32 and SFU work added.
 struct SmRates {
   double tensor = 0;  // FLOP/cycle for the data type
   double fp32 = 0;    // FP32 instructions/cycle (FMA counted once)
   double sfu = 0;     // SFU ops/cycle
-  double efficiency = 1;     // the family's compute_efficiency: divides the pipe time
-  double step_overhead = 0;  // the family's step_overhead: CTA cycles per step off the pipes
-  double tensor_cycles(const trace::ComputeWork& w) const {
-    return (static_cast<double>(w.tensor_flops) / tensor) / efficiency;
-  }
+  double tensor_cycles(const trace::ComputeWork& w) const { return static_cast<double>(w.tensor_flops) / tensor; }
   double fp32_sfu_cycles(const trace::ComputeWork& w) const {
-    return (static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu) / efficiency;
+    return static_cast<double>(w.fp32_ops) / fp32 + static_cast<double>(w.sfu_ops) / sfu;
   }
 };
-
-// The calibration of a kernel's family on this profile (uncalibrated defaults
-// for kernels of no known family).
-profile::FamilyTiming family_timing(const profile::HardwareProfile& p, const std::string& kernel_name,
-                                    std::string& family) {
-  const auto f = trace::kernel_family_of(kernel_name);
-  family = f ? std::string(trace::to_string(*f)) : std::string();
-  const profile::FamilyTiming* t = f ? p.family_timing(trace::to_string(*f)) : nullptr;
-  return t ? *t : profile::FamilyTiming{};
-}
 
 double tensor_rate(const profile::HardwareProfile& p, workload::DType dt) {
   switch (dt) {
@@ -266,7 +252,7 @@ class KernelRunner {
       if (start > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, start);
       if (duration > 0) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", start, start + duration);
     }
-    push(start + duration + rates_.step_overhead, id, EventKind::compute_end);
+    push(start + duration, id, EventKind::compute_end);
   }
 
   void end_compute(Slot& s, u32 id, double t) {
@@ -408,7 +394,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   if (options.timeline_max_events < 1) throw InputError("timeline event cap must be positive");
   if (p.sm_count < 1 || !(p.sm_clock_hz > 0)) throw InputError("profile '" + p.name + "' needs SMs and a clock");
   const SmRates rates = sm_rates(p, source.dtype());
-  SmModel sm_model(sm_machine(p));
+  const SmMachine machine = sm_machine(p);
   memory::L2Options l2o;
   l2o.replacement = options.l2_replacement;
   l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
@@ -440,13 +426,13 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.cta = k->resources();
     r.stages = k->pipeline_stages();
     r.occupancy = compute_occupancy(p, r.cta, r.grid.count(), r.name);
-    r.timing = family_timing(p, r.name, r.family);
-    SmRates kernel_rates = rates;
-    kernel_rates.efficiency = r.timing.compute_efficiency;
-    kernel_rates.step_overhead = r.timing.step_overhead_cycles;
+    const SmRates& kernel_rates = rates;
     if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;
     mem.begin_kernel(t);
     const memory::MemoryCounters before = mem.counters();
+    // One model (and cache) per kernel: a cache keyed by program must not
+    // outlive the programs (a trace file's kernel is freed after its run).
+    SmModel sm_model(machine);
     KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress);
     const double end = runner.run(t);
     const memory::MemoryCounters d = mem.counters().minus(before);
@@ -458,6 +444,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.steps = runner.steps();
     r.instructions = runner.instructions();
     r.sm_model = runner.sm_model_used();
+    r.machine_measured = machine.measured;
     r.programs = runner.program_timings();
     r.start_seconds = t / p.sm_clock_hz;
     r.cycles = end - t;

@@ -7,16 +7,15 @@
 //     CTA's slot takes the next CTA, so the grid runs in waves.
 //   - A CTA runs its steps: the loads of step k are issued when its pipeline
 //     buffer frees (at the end of step k - stages' compute; the first `stages`
-//     steps at dispatch), its compute starts when its tiles have arrived, the
-//     previous step's compute is done and the SM's pipes are free (CTAs on one
-//     SM share them), and its stores are issued when its compute ends.
-//   - Compute time of a step: tensor FLOPs at the per-SM tensor rate, plus
-//     FP32 ops at the per-SM FP32 instruction rate (fp32 FLOP/s / 2), plus
-//     SFU ops at the per-SM SFU rate; the three are not overlapped within a CTA.
-//     The sum is divided by the kernel family's compute_efficiency, and the CTA
-//     then spends the family's step_overhead cycles (not holding the SM's
-//     pipes) before the step ends; both from the profile's kernel_families
-//     (uncalibrated families: 1 and 0).
+//     steps at dispatch), its compute starts when its tiles have arrived (or at
+//     once, when its program loads them itself) and the previous step's
+//     compute is done, and its stores are issued when its compute ends.
+//   - Compute time of a step: its warp program (sim/schedule/warp_programs.h)
+//     on the SM model (sm_model.h) with as many CTAs as are on the SM then,
+//     at the SM's clock under that kernel's load (the profile's sm_pipes, or
+//     values derived from its datasheet rates). A step with no program (trace
+//     files that give none) takes its tensor, FP32 and SFU work at the
+//     machine's rates, added, on the SM's pipes first come first served.
 //   - Every request goes through memory::MemorySystem at the moment it is
 //     issued; an event queue over CTAs orders them by simulated time, so the
 //     requests of concurrently running CTAs reach the L2 interleaved.
@@ -100,8 +99,6 @@ struct KernelResult {
   trace::CtaResources cta;
   int stages = 1;
   Occupancy occupancy;
-  std::string family;            // trace::KernelFamily name; empty for a kernel of no known family
-  profile::FamilyTiming timing;  // the compute calibration used (timing.calibrated: fitted for this GPU)
 
   i64 sector_bytes = 32;      // L2 sector size of the profile (counters below are in sectors)
   memory::L2Counters l2;      // requests, hits/misses (sector and lookup views), per tensor
@@ -115,7 +112,8 @@ struct KernelResult {
   // steps; all zero for kernels without warp programs), to set against
   // Nsight Compute's instruction counters.
   std::array<i64, schedule::kPipeCount> instructions{};
-  bool sm_model = false;  // the kernel's steps were timed by the SM model
+  bool sm_model = false;  // the kernel's steps were timed by the SM model (else: at the machine's rates)
+  bool machine_measured = false;  // the machine's parameters are the profile's sm_pipes (iosim calibrate)
   // Each warp program of the kernel as the SM model times it: one CTA alone on
   // an SM, and as many as the occupancy allows (cycles of the SM clock).
   struct ProgramTiming {

@@ -76,7 +76,6 @@ class ProfileReader {
       else
         read_section(root, section);
     }
-    read_kernel_families(root);
     check_consistency();
     return profile_;
   }
@@ -97,7 +96,6 @@ class ProfileReader {
       else
         keys.push_back(s.key);
     }
-    keys.push_back(kFamiliesKey);  // optional
     return keys;
   }
 
@@ -262,46 +260,6 @@ class ProfileReader {
     set(k, v);
   }
 
-  // Optional `kernel_families:` map: for each listed family (a name of
-  // kKernelFamilyNames), every key of family_schema() as a {value, source} leaf.
-  void read_kernel_families(const YAML::Node& root) {
-    const YAML::Node node = root[std::string(kFamiliesKey)];
-    if (!node.IsDefined()) return;
-    const std::string path(kFamiliesKey);
-    const std::vector<std::string_view> family_keys = key_names(family_schema());
-    const std::string shape = "a map from kernel family (" + join(kKernelFamilyNames) + ") to {" +
-                              join(family_keys) + "}";
-    if (!node.IsMap() || node.size() == 0)
-      fail(line_of(node), path, node.IsMap() ? "is empty" : "expected a map",
-           shape + "; leave the section out when no family is calibrated");
-    check_keys(node, path, kKernelFamilyNames);
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string name = it->first.Scalar();
-      const std::string family_path = join_path(path, name);
-      const YAML::Node entry = it->second;
-      if (!entry.IsMap())
-        fail(line_of(entry), family_path, "expected a map",
-             "keys " + join(family_keys) + ", each {value: ..., source: \"...\"}");
-      check_keys(entry, family_path, family_keys);
-      const auto index = static_cast<size_t>(
-          std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), name) - kKernelFamilyNames.begin());
-      FamilyTiming& t = profile_.kernel_families[index];
-      t.calibrated = true;
-      for (const SchemaKey& k : family_schema()) {
-        const std::string key_path = join_path(family_path, k.key);
-        const YAML::Node l = require(entry, family_path, k.key, line_of(it->first), leaf_shape(k.kind));
-        const YAML::Node value = leaf_value(l, key_path, k.kind);
-        lines_[key_path] = line_of(value);
-        const double v = parse_number(k, value.Scalar(), line_of(value), key_path);
-        if (k.key == "compute_efficiency") {
-          t.compute_efficiency = v;
-          t.source = l["source"].Scalar();
-        } else {
-          t.step_overhead_cycles = v;
-        }
-      }
-    }
-  }
 
   static bool is_compute_capability(std::string_view s) {
     const std::size_t dot = s.find('.');
@@ -416,11 +374,6 @@ std::vector<std::string> profile_names(const std::string& dir) {
 
 }  // namespace
 
-const FamilyTiming* HardwareProfile::family_timing(std::string_view family) const {
-  const auto it = std::find(kKernelFamilyNames.begin(), kKernelFamilyNames.end(), family);
-  if (it == kKernelFamilyNames.end()) return nullptr;
-  return &kernel_families[static_cast<size_t>(it - kKernelFamilyNames.begin())];
-}
 
 HardwareProfile load_profile(const std::string& path) {
   std::ifstream in(path);

@@ -15,22 +15,6 @@
 
 namespace iosim::profile {
 
-// Kernel families whose timing a profile may calibrate (`kernel_families:`),
-// in the order of trace::KernelFamily (sim/trace/kernel_params.h).
-inline constexpr std::array<std::string_view, 7> kKernelFamilyNames{
-    "fa2_fwd", "fa2_bwd", "fa1_fwd", "fa1_bwd", "gemm", "softmax", "rowwise"};
-
-// How the timing engine times one kernel family's compute on this GPU. A
-// family the profile does not list is uncalibrated: datasheet rates, no
-// overhead (compute_efficiency 1, step_overhead 0).
-struct FamilyTiming {
-  bool calibrated = false;           // listed in the profile's kernel_families
-  double compute_efficiency = 1.0;   // (0, 1]: divides every step's tensor + FP32 + SFU time
-  double step_overhead_cycles = 0;   // >= 0: cycles a CTA spends per step besides the pipes
-                                     // (barriers, dependent latency), not holding the SM's pipes
-  std::string source;                // the compute_efficiency entry's source
-};
-
 struct HardwareProfile {
   std::string name;          // profile id, e.g. "a100-sxm4-40gb" (the file stem)
   std::string display_name;  // e.g. "NVIDIA A100-SXM4-40GB"
@@ -110,10 +94,6 @@ struct HardwareProfile {
   };
   SmPipes sm_pipes;
 
-  // Timing calibration per kernel family, indexed like kKernelFamilyNames.
-  std::array<FamilyTiming, kKernelFamilyNames.size()> kernel_families{};
-  // The family's timing; nullptr for a name not in kKernelFamilyNames.
-  const FamilyTiming* family_timing(std::string_view family) const;
 };
 
 // Loads and validates one profile file. Throws iosim::InputError

@@ -13,8 +13,8 @@ namespace iosim::profile {
 
 namespace {
 
-// Calibration sections, newest first: `sm_pipes` replaces `kernel_families`.
-constexpr std::array<std::string_view, 2> kCalibrationSections{"sm_pipes", "kernel_families"};
+// The calibration section: the SM execution model's measured machine.
+constexpr std::array<std::string_view, 1> kCalibrationSections{"sm_pipes"};
 
 void collect_sources(const YAML::Node& node, std::vector<std::string>& out) {
   if (!node.IsMap()) {

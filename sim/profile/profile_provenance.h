@@ -12,7 +12,7 @@ namespace iosim::profile {
 
 struct Provenance {
   // Timing calibrated for our kernels: the file has a calibration section
-  // (`sm_pipes`, or before it `kernel_families`).
+  // (`sm_pipes`, written by `iosim calibrate`).
   bool calibrated = false;
   std::string calibration_section;         // the section found
   std::vector<std::string> calibrated_on;  // "2026-11-23 on NVIDIA H200", from its sources

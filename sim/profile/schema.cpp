@@ -215,17 +215,6 @@ const std::vector<SchemaSection>& profile_schema() {
   return sections;
 }
 
-const std::vector<SchemaKey>& family_schema() {
-  static const std::vector<SchemaKey> keys{
-      key("compute_efficiency", ValueKind::fraction, true, std::monostate{}, "compute_efficiency",
-          "fraction of the datasheet tensor, FP32 and SFU rates the kernels reach: a step's pipe time is divided "
-          "by it"),
-      zero_allowed(key("step_overhead", ValueKind::latency, true, std::monostate{}, "step_overhead_cycles",
-                       "cycles a CTA spends per step besides its pipe time (barriers, dependent latencies), "
-                       "without holding the SM's pipes")),
-  };
-  return keys;
-}
 
 std::string key_path(const SchemaSection& section, const SchemaKey& key) {
   return section.key.empty() ? std::string(key.key) : std::string(section.key) + "." + std::string(key.key);
@@ -323,11 +312,7 @@ std::string schema_markdown() {
            (s.required ? "" : " (optional)");
     first = false;
   }
-  out += "; `" + std::string(kFamiliesKey) + "` (optional, below).\n\n";
-  out +=
-      "| key (per family) | unit kind | required | valid values | `FamilyTiming` field | meaning |\n"
-      "|---|---|---|---|---|---|\n";
-  for (const SchemaKey& k : family_schema()) out += markdown_row(std::string(k.key), k, "yes");
+  out += ".\n";
   return out;
 }
 

@@ -50,7 +50,7 @@ struct Range {
   std::string text() const;  // "> 0", ">= 0", "(0, 1]"; "" when not numeric
 };
 
-// The member a key fills; monostate for keys read into FamilyTiming.
+// The member a key fills.
 using Target = std::variant<std::monostate, i64 HardwareProfile::*, double HardwareProfile::*,
                             std::string HardwareProfile::*, double HardwareProfile::SmPipes::*>;
 
@@ -76,11 +76,6 @@ struct SchemaSection {
 // Every section in load order (sm first: latencies in ns need sm.clock).
 const std::vector<SchemaSection>& profile_schema();
 
-// The optional `kernel_families:` section: a map from a name of
-// kKernelFamilyNames to these keys (both required for a listed family).
-inline constexpr std::string_view kFamiliesKey = "kernel_families";
-const std::vector<SchemaKey>& family_schema();
-
 // "l2.size"; the key alone at the top level.
 std::string key_path(const SchemaSection& section, const SchemaKey& key);
 // The key at `path` ("l2.size", "name"), or nullptr.
@@ -96,7 +91,7 @@ double numeric_value(const HardwareProfile& p, const SchemaKey& key);
 // A text key's value in `p` ("" for numeric keys).
 std::string text_value(const HardwareProfile& p, const SchemaKey& key);
 
-// hw_profiles/README.md's key tables (profile keys, then kernel_families keys),
+// hw_profiles/README.md's key table,
 // Markdown, ending in a newline.
 std::string schema_markdown();
 

@@ -100,8 +100,8 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   if (limit < std::numeric_limits<double>::infinity()) j.field("l2_dirty_limit_bytes", static_cast<i64>(limit));
   else j.field("l2_dirty_limit_bytes", "none");
   bool all_calibrated = !r.kernels.empty();
-  for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.timing.calibrated;
-  j.field("timing_calibrated", all_calibrated);  // every kernel's family has fitted timing on this profile
+  for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.sm_model && k.machine_measured;
+  j.field("timing_calibrated", all_calibrated);  // every kernel on the SM model with a measured machine
   j.field("l2_set_sampling", r.options.l2_set_sampling);
   j.field("kernel_gap_seconds", r.options.kernel_gap_seconds);
   j.field("host_seconds", r.host_seconds);
@@ -146,11 +146,10 @@ void write_kernel_result_fields(JsonWriter& j, const KernelResult& k, const std:
     j.field("cycles_alone", pt.cycles_alone).field("cycles_at_occupancy", pt.cycles_at_occupancy).end_object();
   }
   j.end_array().end_object();
-  // The compute-time calibration of the kernel's family (profile kernel_families).
+  // How its compute was timed: the SM model (warp programs), or the
+  // machine's rates; calibrated = the machine was measured (sm_pipes).
   j.key("timing").begin_object();
-  j.field("family", k.family).field("calibrated", k.timing.calibrated);
-  j.field("compute_efficiency", k.timing.compute_efficiency);
-  j.field("step_overhead_cycles", k.timing.step_overhead_cycles);
+  j.field("model", k.sm_model ? "sm_model" : "rates").field("calibrated", k.machine_measured);
   j.end_object();
 }
 
@@ -189,12 +188,11 @@ void print_result_table(std::ostream& out, const SimulationResult& r) {
   if (r.options.l2_set_sampling > 1)
     out << ", APPROXIMATE: 1 in " << r.options.l2_set_sampling << " L2 set groups simulated, counts scaled";
   out << ")\n";
-  std::string uncalibrated;
-  for (const auto& k : r.kernels)
-    if (!k.timing.calibrated) uncalibrated += (uncalibrated.empty() ? "" : ", ") + k.name;
-  if (!uncalibrated.empty())
-    out << "Compute time at the datasheet pipe rates (their kernel family has no timing calibration in this profile): " << uncalibrated
-        << "\n";
+  bool measured = !r.kernels.empty();
+  for (const auto& k : r.kernels) measured = measured && k.machine_measured;
+  if (!measured)
+    out << "The SM model runs on values derived from the profile's datasheet rates (no sm_pipes: run 'iosim "
+           "calibrate' on the GPU for measured ones)\n";
   char head[256];
   std::snprintf(head, sizeof head, "%-22s %10s %11s %11s %11s %8s %8s %5s %6s  %s\n", "kernel", "time ms", "DRAM read",
                 "DRAM write", "dirty left", "L2 hit", "lookup", "CTA/SM", "waves", "bound");

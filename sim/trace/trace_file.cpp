@@ -147,6 +147,27 @@ std::vector<std::string_view> split(std::string_view line) {
   return out;
 }
 
+// "programs ...", then each program and its instructions.
+void put_programs(std::string& s, const schedule::KernelPrograms& k) {
+  s += "programs warps=" + std::to_string(k.warps) + " tensor=" + (k.tensor ? "1" : "0") +
+       " sync_loads=" + (k.loads_in_program ? "1" : "0") + "\n";
+  for (size_t id = 0; id < k.programs.size(); ++id) {
+    const schedule::WarpProgram& p = k.programs[id];
+    if (p.code.empty()) continue;
+    std::string name = p.name;
+    for (char& c : name)
+      if (c == ' ' || c == '\t') c = '_';
+    s += "program " + std::to_string(id) + " " + name + "\n";
+    for (const schedule::Instr& in : p.code) {
+      s += "i ";
+      s += schedule::to_string(in.pipe);
+      put(s, static_cast<i64>(in.bytes));
+      for (int k2 = 0; k2 < in.sources; ++k2) put(s, static_cast<i64>(in.source[k2]));
+      s.push_back('\n');
+    }
+  }
+}
+
 }  // namespace
 
 RangeAccess to_range(const TileAccess& a, const TensorTable& tensors) {
@@ -215,6 +236,7 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink
     s += " grid=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z);
     s += " threads=" + std::to_string(r.threads) + " smem=" + std::to_string(r.smem_bytes) +
          " regs=" + std::to_string(r.regs_per_thread) + " stages=" + std::to_string(k->pipeline_stages()) + "\n";
+    if (const auto progs = k->programs()) put_programs(s, *progs);
     out << s;
     for (i64 z = 0; z < g.z; ++z)
       for (i64 y = 0; y < g.y; ++y)
@@ -232,6 +254,7 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink
             put(s, step.compute.tensor_flops);
             put(s, step.compute.fp32_ops);
             put(s, step.compute.sfu_ops);
+            if (step.compute.program >= 0) put(s, static_cast<i64>(step.compute.program));
             s.push_back('\n');
             for (const auto& a : step.loads) put_access(s, a);
             for (const auto& a : step.stores) put_access(s, a);
@@ -268,12 +291,14 @@ class TraceFileReader::FileKernel final : public RangeKernel {
   std::vector<i64> cta_first_step;  // size ctas + 1
   std::vector<StepRec> steps;
   std::vector<RangeAccess> accesses;
+  std::shared_ptr<schedule::KernelPrograms> programs_;  // null: the file gives none
 
   std::string name() const override { return name_; }
   workload::Pass pass() const override { return pass_; }
   schedule::Dim3 grid() const override { return grid_; }
   CtaResources resources() const override { return resources_; }
   int pipeline_stages() const override { return stages_; }
+  std::shared_ptr<const schedule::KernelPrograms> programs() const override { return programs_; }
 
   class Cursor final : public StepCursor {
    public:
@@ -366,7 +391,9 @@ void TraceFileReader::read_header() {
     fail("trace format 1 declares no tensor sizes; this iosim reads format " + std::to_string(kTraceFileVersion) +
          " (first line '" + first + "', each tensor 'tensor <id> <name> <base_hex> <bytes>'): write the trace "
          "again with 'iosim trace', or add each tensor's base address and size");
-  if (head != split(first)) fail("not an iosim trace (expected the first line '" + first + "')");
+  const std::string older = "iosim-trace " + std::to_string(kOldestTraceFileVersion);
+  if (head != split(first) && head != split(older))
+    fail("not an iosim trace (expected the first line '" + first + "', or '" + older + "')");
   tensor_names_.clear();
   extents_.clear();
   window_.reset();
@@ -442,6 +469,81 @@ i64 TraceFileReader::check_access(const RangeAccess& a, std::string_view op) con
          hex(t.base) + ", " + hex(t.end) + "), declared on line " + std::to_string(t.line) +
          " (every access lies inside its tensor)");
   return static_cast<i64>(bytes);
+}
+
+namespace {
+constexpr i64 kMaxProgramId = 64;
+constexpr i64 kMaxProgramInstructions = i64{1} << 22;  // per kernel: bounds the memory a file can claim
+constexpr i64 kMaxWarpsPerCta = 32;                      // 1024 threads
+constexpr i64 kMaxInstrBytes = i64{1} << 20;
+}  // namespace
+
+// "programs warps=.. tensor=.. sync_loads=..", "program <id> <name>", "i <pipe> <bytes> [<source>...]".
+void TraceFileReader::read_program_record(const std::vector<std::string_view>& tok, FileKernel& k) {
+  if (tok[0] == "programs") {
+    if (k.programs_) fail("a kernel has one 'programs' line");
+    auto p = std::make_shared<schedule::KernelPrograms>();
+    bool seen[3] = {};
+    for (size_t i = 1; i < tok.size(); ++i) {
+      const auto eq = tok[i].find('=');
+      const std::string_view key = eq == std::string_view::npos ? tok[i] : tok[i].substr(0, eq);
+      const std::string_view val = eq == std::string_view::npos ? std::string_view() : tok[i].substr(eq + 1);
+      i64 v = 0;
+      if (!parse_num(val, v)) fail("programs: expected key=integer, got '" + std::string(tok[i]) + "'");
+      if (key == "warps" && v >= 1 && v <= kMaxWarpsPerCta) {
+        p->warps = v;
+        seen[0] = true;
+      } else if ((key == "tensor" || key == "sync_loads") && (v == 0 || v == 1)) {
+        (key == "tensor" ? p->tensor : p->loads_in_program) = v == 1;
+        seen[key == "tensor" ? 1 : 2] = true;
+      } else {
+        fail("programs: expected warps=<1.." + std::to_string(kMaxWarpsPerCta) + "> tensor=<0|1> sync_loads=<0|1>, got '" +
+             std::string(tok[i]) + "'");
+      }
+    }
+    if (!seen[0] || !seen[1] || !seen[2]) fail("programs: needs warps=, tensor= and sync_loads=");
+    k.programs_ = std::move(p);
+    program_instructions_ = 0;
+    open_program_ = -1;
+    return;
+  }
+  if (!k.programs_) fail("'" + std::string(tok[0]) + "' before the kernel's 'programs' line");
+  auto& progs = k.programs_->programs;
+  if (tok[0] == "program") {
+    i64 id = 0;
+    if (tok.size() != 3 || !parse_num(tok[1], id) || id < 0 || id >= kMaxProgramId)
+      fail("expected 'program <id 0.." + std::to_string(kMaxProgramId - 1) + "> <name>'");
+    if (progs.size() <= static_cast<size_t>(id)) progs.resize(static_cast<size_t>(id) + 1);
+    if (!progs[static_cast<size_t>(id)].name.empty()) fail("program " + std::to_string(id) + " is defined twice");
+    progs[static_cast<size_t>(id)].name = std::string(tok[2]);
+    open_program_ = id;
+    return;
+  }
+  if (open_program_ < 0) fail("'i' before a 'program <id> <name>' line");
+  if (++program_instructions_ > kMaxProgramInstructions)
+    fail("more than " + std::to_string(kMaxProgramInstructions) + " program instructions in one kernel");
+  auto& code = progs[static_cast<size_t>(open_program_)].code;
+  schedule::Instr in;
+  bool pipe_ok = false;
+  for (int q = 0; q < schedule::kPipeCount && tok.size() >= 2; ++q)
+    if (tok[1] == schedule::to_string(static_cast<schedule::Pipe>(q))) {
+      in.pipe = static_cast<schedule::Pipe>(q);
+      pipe_ok = true;
+    }
+  i64 bytes = 0;
+  if (!pipe_ok || tok.size() < 3 || tok.size() > 3 + schedule::Instr::kMaxSources || !parse_num(tok[2], bytes) ||
+      bytes < 0 || bytes > kMaxInstrBytes)
+    fail("expected 'i <tensor|fma|alu|mufu|shfl|smem|global|barrier> <bytes 0.." + std::to_string(kMaxInstrBytes) +
+         "> [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) + " sources");
+  in.bytes = static_cast<std::int32_t>(bytes);
+  for (size_t i = 3; i < tok.size(); ++i) {
+    i64 src = 0;
+    if (!parse_num(tok[i], src) || src < 0 || src >= static_cast<i64>(code.size()))
+      fail("a source is the index of an earlier instruction of the program (0.." +
+           std::to_string(static_cast<i64>(code.size()) - 1) + "), got '" + std::string(tok[i]) + "'");
+    in.source[in.sources++] = static_cast<std::int32_t>(src);
+  }
+  code.push_back(in);
 }
 
 const RangeKernel* TraceFileReader::next_kernel() {
@@ -544,14 +646,24 @@ const RangeKernel* TraceFileReader::next_kernel() {
       k->cta_first_step.push_back(static_cast<i64>(k->steps.size()));
       continue;
     }
+    if (op == "programs" || op == "program" || op == "i") {
+      if (cta >= 0) fail("'" + std::string(op) + "' after the kernel's first 'cta' line (programs come first)");
+      read_program_record(tok, *k);
+      continue;
+    }
     if (cta < 0) fail("'" + std::string(op) + "' before the kernel's first 'cta' line");
     if (op == "s") {
       close_step();
       FileKernel::StepRec s;
-      if (tok.size() != 4 || !parse_num(tok[1], s.compute.tensor_flops) || !parse_num(tok[2], s.compute.fp32_ops) ||
-          !parse_num(tok[3], s.compute.sfu_ops) || s.compute.tensor_flops < 0 || s.compute.fp32_ops < 0 ||
-          s.compute.sfu_ops < 0)
-        fail("expected 's <tensor_flops> <fp32_ops> <sfu_ops>' with non-negative integers");
+      if ((tok.size() != 4 && tok.size() != 5) || !parse_num(tok[1], s.compute.tensor_flops) ||
+          !parse_num(tok[2], s.compute.fp32_ops) || !parse_num(tok[3], s.compute.sfu_ops) ||
+          s.compute.tensor_flops < 0 || s.compute.fp32_ops < 0 || s.compute.sfu_ops < 0)
+        fail("expected 's <tensor_flops> <fp32_ops> <sfu_ops> [<program>]' with non-negative integers");
+      if (tok.size() == 5) {
+        if (!parse_num(tok[4], s.compute.program) || !k->programs_ || !k->programs_->find(s.compute.program))
+          fail("the step's program '" + std::string(tok[4]) + "' is not one of the kernel's (define it with " +
+               "'program <id> <name>' after 'programs ...', before the first 'cta')");
+      }
       k->steps.push_back(s);
       in_step = true;
       step_bytes = 0;
@@ -578,7 +690,7 @@ const RangeKernel* TraceFileReader::next_kernel() {
       (a.kind == AccessKind::Read ? loads : stores).push_back(a);
       continue;
     }
-    fail("unknown record '" + std::string(op) + "' (valid: cta, s, r, w, a, end)");
+    fail("unknown record '" + std::string(op) + "' (valid: programs, program, i, cta, s, r, w, a, end)");
   }
   current_ = std::move(k);
   return current_.get();

@@ -4,12 +4,16 @@
 // File format (text, one record per line, read kernel by kernel so memory
 // holds one kernel at a time; docs/engine.md has the full description):
 //
-//   iosim-trace 2
+//   iosim-trace 3
 //   dtype fp16                                  tensor-core rate to use: fp16 | bf16 | fp32
 //   tensor <id> <name> <base_hex> <bytes>       every tensor an access names: its address range
 //   kernel <name> pass=<fwd|bwd> grid=<x>,<y>,<z> threads=<n> smem=<bytes> regs=<n> stages=<n>
+//   programs warps=<n> tensor=<0|1> sync_loads=<0|1>   optional: the kernel's warp programs follow
+//   program <id> <name>                         one warp's instructions for a kind of step
+//   i <pipe> <bytes> [<source> ...]             an instruction: tensor|fma|alu|mufu|shfl|smem|global|barrier,
+//                                               the bytes it moves, the earlier instructions it waits for
 //   cta <x> <y> <z>                             CTAs in launch order, x fastest, each once
-//   s <tensor_flops> <fp32_ops> <sfu_ops>       starts a step: its compute work
+//   s <tensor_flops> <fp32_ops> <sfu_ops> [<program>]   starts a step: its compute work and the program it runs
 //   r <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   tile load
 //   w <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   tile store
 //   a <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   fp32 reduction (atomic add) at L2
@@ -38,7 +42,9 @@
 namespace iosim::trace {
 
 // Trace file format version this reader reads and the writer writes.
-inline constexpr int kTraceFileVersion = 2;
+inline constexpr int kTraceFileVersion = 3;
+// Format 2 (no warp programs) is read too.
+inline constexpr int kOldestTraceFileVersion = 2;
 // All tensors of a file lie in one window of this size, aligned to it.
 inline constexpr u64 kAddressWindowBytes = u64{1} << 39;
 // The largest access handed to the memory model at once (it gathers a
@@ -98,6 +104,7 @@ class TraceFileReader final : public KernelSource {
   [[noreturn]] void fail(const std::string& what) const;
   void read_header();
   void read_tensor(const std::vector<std::string_view>& tok);
+  void read_program_record(const std::vector<std::string_view>& tok, FileKernel& k);
   // Checks an access line's tensor and range; returns its bytes.
   i64 check_access(const RangeAccess& a, std::string_view op) const;
   std::string declared_list() const;
@@ -113,6 +120,8 @@ class TraceFileReader final : public KernelSource {
   std::string pending_;  // a line read ahead (the first kernel line)
   bool has_pending_ = false;
   std::unique_ptr<FileKernel> current_;
+  i64 open_program_ = -1;         // the program 'i' lines add to
+  i64 program_instructions_ = 0;  // in the current kernel
 };
 
 }  // namespace iosim::trace
