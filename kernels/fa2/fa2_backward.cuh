@@ -135,7 +135,11 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
     const dev::FragOffsets<D> frag_d(lane);    // Q, dO, K, V tiles
     const dev::FragOffsets<BN> frag_bn(lane);  // P, dS tiles
     int stage = 0;
-    dev::log_begin(p.step_log);  // tests record every step (schedule::StepLog)
+    // Tests record every step (schedule::StepLog). Unlike the forward kernel's,
+    // this log stays in the production kernel: without it the compiler spills
+    // more here (ptxas: 176 B spilled stores against 140), the variant that
+    // ran 9-13% slower (experiments/results/2026-11-25-h100-plan-ab.md).
+    dev::log_begin(p.step_log);
 
     while (!work.done(w)) {
       const i64 h = head0 + w.g;

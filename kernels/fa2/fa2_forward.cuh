@@ -22,6 +22,7 @@
 #include "kernels/common/device_primitives.cuh"
 #include "kernels/fa2/fa2_params.h"
 #include "kernels/fa2/fa2_traits.cuh"
+#include "sim/schedule/kernel_menu.h"
 
 namespace iosim::kernels::fa2 {
 
@@ -261,7 +262,10 @@ __device__ __forceinline__ void gemm_pv(float (&acc_o)[Tr::kMFrags][Tr::kOTiles]
 
 }  // namespace fwd_detail
 
-template <class Elem, int D, int BM, int BN>
+// LOG: record the steps (schedule::StepLog), for tests; a separate
+// instantiation, because the log's code in the main loop costs this
+// 255-register kernel spills (experiments/results/2026-11-25-h100-plan-ab.md).
+template <class Elem, int D, int BM, int BN, bool LOG>
 __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_kernel(const ForwardParams p) {
   if constexpr (!dev::arch_supports<Elem>()) {
     __trap();
@@ -300,7 +304,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     const auto keys = p.sched.key_blocks<int>(cta);
     int j = keys.first;
     const int j_end = keys.end;
-    dev::log_begin(p.step_log);  // tests record every step (schedule::StepLog)
+    if constexpr (LOG) dev::log_begin(p.step_log);  // tests record every step (schedule::StepLog)
 
     // Prologue: Q_i and the first K_j (nothing at all when no tile is active).
     if (j < j_end) {
@@ -328,7 +332,7 @@ __global__ void __launch_bounds__(FwdTraits<D, BM, BN>::kThreads) fa2_forward_ke
     auto key_block = [&](auto masked) {
       constexpr bool kMasked = decltype(masked)::value;
       const int col0 = j * BN;
-      dev::log_step(p.step_log, static_cast<int>(i), j, 0, kMasked);
+      if constexpr (LOG) dev::log_step(p.step_log, static_cast<int>(i), j, 0, kMasked);
       dev::cp_async_wait<0>();  // K_j (and Q_i) landed
       __syncthreads();
       kv_copy.template load<kMasked>(sV, gV, p.kv_str.row, col0, seq_k);
@@ -408,7 +412,13 @@ void launch_forward(const ForwardParams& p, cudaStream_t stream) {
   const schedule::Dim3 grid = p.sched.grid();
   require_grid_fits(grid.x, grid.y, grid.z, name);
   require_smem_fits(launch_limits(), smem, name);
-  auto* kernel = &fa2_forward_kernel<Elem, D, BM, BN>;
+  auto* kernel = &fa2_forward_kernel<Elem, D, BM, BN, false>;
+  if (p.step_log.on()) {
+    if constexpr (schedule::fa2_forward_in_ci_menu(D, BM, BN))
+      kernel = &fa2_forward_kernel<Elem, D, BM, BN, true>;
+    else
+      throw NotCompiled(name + ": the step log (tests) is compiled for the CI menu's tiles only");
+  }
   IOSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   kernel<<<dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z)),
            Tr::kThreads, static_cast<size_t>(smem), stream>>>(p);

@@ -76,6 +76,14 @@ namespace iosim::schedule {
 
 enum class KernelMenu { ci, full };
 
+// Whether a FlashAttention-2 forward tile is in the CI menu, at compile time:
+// the forward kernel compiles its test-only step log for these alone.
+#define IOSIM_MENU_MATCH_(D, BM, BN) || (d == D && bm == BM && bn == BN)
+IOSIM_HD constexpr bool fa2_forward_in_ci_menu(int d, int bm, int bn) {
+  return false IOSIM_FA2_FWD_MENU_D64_CI(IOSIM_MENU_MATCH_) IOSIM_FA2_FWD_MENU_D128_CI(IOSIM_MENU_MATCH_);
+}
+#undef IOSIM_MENU_MATCH_
+
 // Every menu entry is made of these sizes (tests/test_kernel_menu.cpp checks
 // it), so a search over them finds every compiled tile.
 inline constexpr i64 kMenuBlockSizes[] = {16, 32, 64, 128, 256};  // FA1/FA2 Br, Bc
