@@ -133,8 +133,11 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     bool issued = false;
     for (int s = 0; s < kSmsps; ++s) {
       const auto& list = members[static_cast<size_t>(s)];
-      for (size_t probe = 0; probe < list.size(); ++probe) {
-        const size_t slot = (rr[static_cast<size_t>(s)] + probe) % list.size();
+      // Greedy then oldest: the warp that issued last keeps issuing while it
+      // can, otherwise the oldest ready warp (the lowest slot).
+      for (size_t probe = 0; probe <= list.size(); ++probe) {
+        const size_t slot = probe == 0 ? rr[static_cast<size_t>(s)] : probe - 1;
+        if (slot >= list.size() || (probe > 0 && slot == rr[static_cast<size_t>(s)])) continue;
         Warp& x = w[static_cast<size_t>(list[slot])];
         if (earliest(x) > t) continue;
         const Instr& in = code[x.pc];
@@ -150,7 +153,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         if (in.pipe != Pipe::barrier) pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
         x.ready[x.pc] = done;
         ++x.pc;
-        rr[static_cast<size_t>(s)] = slot + 1;
+        rr[static_cast<size_t>(s)] = slot;
         issued = true;
         Cta& cc = c[static_cast<size_t>(x.cta)];
         if (in.pipe == Pipe::barrier) {
