@@ -104,6 +104,7 @@ class KernelRunner {
         case EventKind::dispatch: dispatch(s, slot, e.t); break;
         case EventKind::compute_ready: start_compute(s, slot, e.t); break;
         case EventKind::compute_end: end_compute(s, slot, e.t); break;
+        case EventKind::load_round: next_round(s, slot, e.t); break;
       }
     }
     if (progress_) progress_->add(steps_ % kProgressEverySteps);
@@ -128,12 +129,13 @@ class KernelRunner {
   double fp32_sfu_busy() const { return fp32_sfu_busy_; }
 
  private:
-  enum class EventKind : std::uint8_t { dispatch, compute_ready, compute_end };
+  enum class EventKind : std::uint8_t { dispatch, compute_ready, compute_end, load_round };
   // A step whose loads have been issued into a pipeline buffer.
   struct Buffered {
     trace::RangeStep step;
     double issued = 0, ready = 0;
     i64 index = 0;
+    int round = 0, rounds = 1;  // load rounds issued, and in all
   };
   struct Slot {
     int sm = 0, slot = 0, partition = 0;
@@ -166,8 +168,9 @@ class KernelRunner {
     b.issued = t;
     b.ready = t;
     b.index = s.pulled++;
-    const int part = partition(s);
-    for (const auto& a : b.step.loads) b.ready = std::max(b.ready, mem_.load(a, t, part));
+    b.round = 0;
+    b.rounds = programs_ && programs_->loads_in_program ? programs_->rounds_of(b.step.compute.program) : 1;
+    issue_round(s, b, t);
     ++s.count;
     if (++steps_ % kProgressEverySteps == 0 && progress_) progress_->add(kProgressEverySteps);
     compute_.tensor_flops += b.step.compute.tensor_flops;
@@ -179,10 +182,47 @@ class KernelRunner {
     return true;
   }
 
-  // When a step's compute may start: once its tiles are in (asynchronous
-  // copies), or at once when the program loads them itself.
-  double compute_ready(const Buffered& b, double t) const {
-    return programs_ && programs_->loads_in_program ? t : std::max(t, b.ready);
+  // The next round of a step's loads: its share of every tile. A program that
+  // loads synchronously waits for one batch of loads before it issues the
+  // next, so its tiles are requested in rounds, each when the last arrived.
+  void issue_round(Slot& s, Buffered& b, double t) {
+    const int part = partition(s);
+    const int k = b.round++;
+    for (const auto& a : b.step.loads) {
+      const trace::RangeAccess piece = round_piece(a, k, b.rounds);
+      if (piece.bytes() > 0) b.ready = std::max(b.ready, mem_.load(piece, t, part));
+    }
+  }
+  static trace::RangeAccess round_piece(const trace::RangeAccess& a, int k, int rounds) {
+    if (rounds <= 1) return a;
+    trace::RangeAccess p = a;
+    const i64 n = rounds;
+    if (a.rows >= n) {  // whole rows
+      const i64 r0 = a.rows * k / n, r1 = a.rows * (k + 1) / n;
+      p.addr = a.addr + static_cast<u64>(r0 * a.stride);
+      p.rows = r1 - r0;
+      return p;
+    }
+    // Within each row, in 128-byte lines.
+    const i64 lines = ceil_div(a.row_bytes, 128);
+    const i64 b0 = std::min(a.row_bytes, lines * k / n * 128), b1 = std::min(a.row_bytes, lines * (k + 1) / n * 128);
+    p.addr = a.addr + static_cast<u64>(b0);
+    p.row_bytes = b1 - b0;
+    return p;
+  }
+
+  // The head step's next event: its next load round, or its compute (once
+  // its tiles are in).
+  void schedule_head(Slot& s, u32 id, double t) {
+    const Buffered& h = s.ring[static_cast<size_t>(s.head)];
+    if (h.round < h.rounds)
+      push(std::max(t, h.ready), id, EventKind::load_round);
+    else
+      push(std::max(t, h.ready), id, EventKind::compute_ready);
+  }
+  void next_round(Slot& s, u32 id, double t) {
+    issue_round(s, s.ring[static_cast<size_t>(s.head)], t);
+    schedule_head(s, id, t);
   }
 
   void dispatch(Slot& s, u32 id, double t) {
@@ -200,7 +240,7 @@ class KernelRunner {
       finish(s, id, t);
       return;
     }
-    push(compute_ready(s.ring[static_cast<size_t>(s.head)], t), id, EventKind::compute_ready);
+    schedule_head(s, id, t);
   }
 
   // The step's time on the SM model: its program run by the CTAs resident on
@@ -210,10 +250,13 @@ class KernelRunner {
     const schedule::WarpProgram* prog = programs_->find(b.step.compute.program);
     if (b.step.compute.program >= 0 && !prog) return false;
     const i64 ctas = std::max<i64>(1, resident_[static_cast<size_t>(s.sm)]);
-    const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas) * clock_scale_ : 0;
+    // A program that loads its own tiles runs while they arrive: its load
+    // waits are the engine's rounds, so it is timed without them, from the
+    // step's start, and ends no earlier than its last round.
+    const bool own_loads = programs_->loads_in_program;
+    const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ : 0;
     if (prog) account_busy(*prog, duration);
-    double end = t + duration;
-    if (programs_->loads_in_program) end = std::max(end, b.ready);
+    const double end = std::max(t, (own_loads ? b.issued : t) + duration);
     if (timeline_) {
       if (t > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, t);
       if (end > t) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", t, end);
@@ -271,7 +314,7 @@ class KernelRunner {
       finish(s, id, t);
       return;
     }
-    push(compute_ready(s.ring[static_cast<size_t>(s.head)], t), id, EventKind::compute_ready);
+    schedule_head(s, id, t);
   }
 
   void finish(Slot& s, u32 id, double t) {

@@ -64,9 +64,9 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
   return m;
 }
 
-double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
+double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas, bool external_loads) {
   if (warps < 1 || ctas < 1) throw InputError("SM model: a step needs at least one warp and one CTA");
-  const auto key = std::make_tuple(&program, warps, ctas);
+  const auto key = std::make_tuple(&program, warps, ctas, external_loads);
   if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
   double t = 0;
   if (program.code.empty()) {
@@ -74,14 +74,15 @@ double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
   } else {
     // Long programs run once per CTA (initialisation, conversion): one pass.
     const int steps = program.code.size() > 20000 ? 1 : 5;
-    const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1);
-    t = simulate(program, warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0);
+    const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1, external_loads);
+    t = simulate(program, warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0, external_loads);
   }
   cache_[key] = t;
   return t;
 }
 
-double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger) const {
+double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
+                         bool external_loads) const {
   const std::vector<Instr>& code = program.code;
   const size_t n = code.size();
   struct Warp {
@@ -147,8 +148,8 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;
           done = smem_free + pt.latency;
-        } else if (in.pipe == Pipe::global && in.bytes == 0) {
-          done = t + 1;  // a store or an asynchronous copy: nothing waits for it here
+        } else if (in.pipe == Pipe::global && (in.bytes == 0 || external_loads)) {
+          done = t + 1;  // a store, an asynchronous copy, or a load the engine waits for
         }
         if (in.pipe != Pipe::barrier) pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
         x.ready[x.pc] = done;

@@ -58,14 +58,15 @@ class SmModel {
   const SmMachine& machine() const { return m_; }
   // Steady-state cycles (of the SM clock) per step per CTA when `ctas` CTAs of
   // `warps` warps each run `program` on one SM; ctas >= 1, warps >= 1.
-  double step_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas);
-  // The single CTA's time for one step (no overlap with anything).
-  double alone_cycles(const schedule::WarpProgram& program, i64 warps) { return step_cycles(program, warps, 1); }
+  // external_loads: the program's global loads are waited for outside it (the
+  // engine's load rounds), so they only take their issue slot here.
+  double step_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas, bool external_loads = false);
 
  private:
-  double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger) const;
+  double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
+                  bool external_loads) const;
   SmMachine m_;
-  std::map<std::tuple<const schedule::WarpProgram*, i64, i64>, double> cache_;
+  std::map<std::tuple<const schedule::WarpProgram*, i64, i64, bool>, double> cache_;
 };
 
 }  // namespace iosim::engine

@@ -670,9 +670,16 @@ WarpProgram fa1_backward_convert(i64 seq_q, int d, i64 threads) {
   return b.take();
 }
 
-void put(KernelPrograms& out, int id, WarpProgram p) {
+void put(KernelPrograms& out, int id, WarpProgram p, int load_rounds = 0) {
   if (out.programs.size() <= static_cast<size_t>(id)) out.programs.resize(static_cast<size_t>(id) + 1);
   out.programs[static_cast<size_t>(id)] = std::move(p);
+  if (out.load_rounds.size() <= static_cast<size_t>(id)) out.load_rounds.resize(static_cast<size_t>(id) + 1, 0);
+  out.load_rounds[static_cast<size_t>(id)] = load_rounds;
+}
+
+// Rounds of a synchronous tile copy (emit_sync_tile_load): batches of 4 loads per thread.
+int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
+  return static_cast<int>(ceil_div(ceil_div(rows * cols * elem / 16, threads), 4));
 }
 
 }  // namespace
@@ -701,7 +708,13 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     }
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq:
-      put(out, kMainStep, fa2_row_kernel(k.kind, k.as<RowBlockSchedule>(), elem));
+      {
+        const auto& rs = k.as<RowBlockSchedule>();
+        // One iteration of the row loop at a time (its trip count is not known
+        // to the compiler): a round per iteration.
+        const int iters = static_cast<int>(ceil_div(rs.block_rows * (rs.head_dim / 8), RowBlockSchedule::kThreads));
+        put(out, kMainStep, fa2_row_kernel(k.kind, rs, elem), std::max(1, iters));
+      }
       out.loads_in_program = true;
       break;
     case KernelKind::fa1_fwd:
@@ -711,9 +724,11 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       const i64 dd = k.kind == KernelKind::fa1_fwd ? k.as<Fa1ForwardSchedule>().head_dim
                                                    : k.as<Fa1SwappedForwardSchedule>().head_dim;
       const int d = round16(dd), br = round16(t.block_m), bc = round16(t.block_n);
-      put(out, kMainStep, fa1_forward_step(d, br, bc, elem, false));
-      put(out, kMaskedStep, fa1_forward_step(d, br, bc, elem, true));
-      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_fwd K V"));
+      const int step_rounds = 2 * sync_tile_rounds(br, d, elem, k.cta.threads) + 1;  // Q_i, O_i; l_i, m_i
+      put(out, kMainStep, fa1_forward_step(d, br, bc, elem, false), step_rounds);
+      put(out, kMaskedStep, fa1_forward_step(d, br, bc, elem, true), step_rounds);
+      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_fwd K V"),
+          2 * sync_tile_rounds(bc, d, elem, k.cta.threads));
       put(out, kPrologue, global_fill(t.seq_q * (d * elem + 8), k.cta.threads, "fa1_fwd init"));
       out.tensor = true;
       out.loads_in_program = true;
@@ -722,14 +737,19 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::fa1_bwd: {
       const auto& s = k.as<Fa1BackwardSchedule>();
       const int d = round16(s.head_dim), br = round16(s.tiles.block_m), bc = round16(s.tiles.block_n);
-      put(out, kMainStep, fa1_backward_step(d, br, bc, elem, false));
-      put(out, kMaskedStep, fa1_backward_step(d, br, bc, elem, true));
+      // Q_i, O_i, dO_i, the fp32 dQaccum_i; l_i, m_i.
+      const int step_rounds =
+          3 * sync_tile_rounds(br, d, elem, k.cta.threads) + sync_tile_rounds(br, d, 4, k.cta.threads) + 1;
+      put(out, kMainStep, fa1_backward_step(d, br, bc, elem, false), step_rounds);
+      put(out, kMaskedStep, fa1_backward_step(d, br, bc, elem, true), step_rounds);
       put(out, kKeyStore, fa1_backward_outer_store(d, bc, elem));
       // Each initialisation step clears one tensor of seq rows x d (the trace's steps).
       put(out, kPrologue, global_fill(std::max(s.tiles.seq_k * elem, s.tiles.seq_q * 4) * d, k.cta.threads,
                                       "fa1_bwd init"));
-      put(out, kFinalStep, fa1_backward_convert(s.tiles.seq_q, d, k.cta.threads));
-      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_bwd K V"));
+      put(out, kFinalStep, fa1_backward_convert(s.tiles.seq_q, d, k.cta.threads),
+          static_cast<int>(ceil_div(s.tiles.seq_q * d / 8, k.cta.threads)));
+      put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_bwd K V"),
+          2 * sync_tile_rounds(bc, d, elem, k.cta.threads));
       out.tensor = true;
       out.loads_in_program = true;
       break;
@@ -745,8 +765,10 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::softmax_bwd: {
       const auto& sp = k.as<SoftmaxPlan>();
       const bool bwd = k.kind == KernelKind::softmax_bwd;
-      put(out, kMainStep, softmax_program(sp, bwd, false));
-      if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true));
+      // Columns in batches of 4 per thread: a round per batch.
+      const int rounds = static_cast<int>(ceil_div(ceil_div(sp.s.seq_k, sp.s.threads_per_row()), 4));
+      put(out, kMainStep, softmax_program(sp, bwd, false), rounds);
+      if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true), rounds);
       out.loads_in_program = true;
       break;
     }

@@ -3,6 +3,7 @@
 // The trace tags every step with the program it runs (trace::ComputeWork::
 // program); the timing engine runs the programs on its SM model.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "sim/schedule/plan.h"
@@ -33,6 +34,12 @@ struct KernelPrograms {
   // ld.global: FA1, the row softmax, FA2's row kernels): the step's compute
   // starts when its loads are issued, not when they have arrived.
   bool loads_in_program = false;
+  // For such kernels: how many rounds a step's loads arrive in (a thread
+  // waits for one batch of loads before it issues the next), by program.
+  std::vector<int> load_rounds;
+  int rounds_of(int id) const {
+    return id >= 0 && id < static_cast<int>(load_rounds.size()) ? std::max(1, load_rounds[static_cast<size_t>(id)]) : 1;
+  }
   const WarpProgram* find(int id) const {
     return id >= 0 && id < static_cast<int>(programs.size()) && !programs[static_cast<size_t>(id)].code.empty()
                ? &programs[static_cast<size_t>(id)]

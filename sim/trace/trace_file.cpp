@@ -157,7 +157,9 @@ void put_programs(std::string& s, const schedule::KernelPrograms& k) {
     std::string name = p.name;
     for (char& c : name)
       if (c == ' ' || c == '\t') c = '_';
-    s += "program " + std::to_string(id) + " " + name + "\n";
+    s += "program " + std::to_string(id) + " " + name;
+    if (k.rounds_of(static_cast<int>(id)) > 1) s += " rounds=" + std::to_string(k.rounds_of(static_cast<int>(id)));
+    s += "\n";
     for (const schedule::Instr& in : p.code) {
       s += "i ";
       s += schedule::to_string(in.pipe);
@@ -476,6 +478,7 @@ constexpr i64 kMaxProgramId = 64;
 constexpr i64 kMaxProgramInstructions = i64{1} << 22;  // per kernel: bounds the memory a file can claim
 constexpr i64 kMaxWarpsPerCta = 32;                      // 1024 threads
 constexpr i64 kMaxInstrBytes = i64{1} << 20;
+constexpr i64 kMaxLoadRounds = i64{1} << 16;
 }  // namespace
 
 // "programs warps=.. tensor=.. sync_loads=..", "program <id> <name>", "i <pipe> <bytes> [<source>...]".
@@ -510,10 +513,16 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
   if (!k.programs_) fail("'" + std::string(tok[0]) + "' before the kernel's 'programs' line");
   auto& progs = k.programs_->programs;
   if (tok[0] == "program") {
-    i64 id = 0;
-    if (tok.size() != 3 || !parse_num(tok[1], id) || id < 0 || id >= kMaxProgramId)
-      fail("expected 'program <id 0.." + std::to_string(kMaxProgramId - 1) + "> <name>'");
+    i64 id = 0, rounds = 1;
+    const bool has_rounds = tok.size() == 4 && tok[3].substr(0, 7) == "rounds=";
+    if ((tok.size() != 3 && !has_rounds) || !parse_num(tok[1], id) || id < 0 || id >= kMaxProgramId ||
+        (has_rounds && (!parse_num(tok[3].substr(7), rounds) || rounds < 1 || rounds > kMaxLoadRounds)))
+      fail("expected 'program <id 0.." + std::to_string(kMaxProgramId - 1) + "> <name> [rounds=<1.." +
+           std::to_string(kMaxLoadRounds) + ">]'");
     if (progs.size() <= static_cast<size_t>(id)) progs.resize(static_cast<size_t>(id) + 1);
+    auto& lr = k.programs_->load_rounds;
+    if (lr.size() <= static_cast<size_t>(id)) lr.resize(static_cast<size_t>(id) + 1, 0);
+    lr[static_cast<size_t>(id)] = static_cast<int>(rounds);
     if (!progs[static_cast<size_t>(id)].name.empty()) fail("program " + std::to_string(id) + " is defined twice");
     progs[static_cast<size_t>(id)].name = std::string(tok[2]);
     open_program_ = id;

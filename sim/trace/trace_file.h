@@ -9,7 +9,8 @@
 //   tensor <id> <name> <base_hex> <bytes>       every tensor an access names: its address range
 //   kernel <name> pass=<fwd|bwd> grid=<x>,<y>,<z> threads=<n> smem=<bytes> regs=<n> stages=<n>
 //   programs warps=<n> tensor=<0|1> sync_loads=<0|1>   optional: the kernel's warp programs follow
-//   program <id> <name>                         one warp's instructions for a kind of step
+//   program <id> <name> [rounds=<n>]            one warp's instructions for a kind of step (rounds:
+//                                               of a step's loads, when the program loads them itself)
 //   i <pipe> <bytes> [<source> ...]             an instruction: tensor|fma|alu|mufu|shfl|smem|global|barrier,
 //                                               the bytes it moves, the earlier instructions it waits for
 //   cta <x> <y> <z>                             CTAs in launch order, x fastest, each once
