@@ -4,17 +4,14 @@
 # name calibrate derives), plus its log, then the GPU test of the
 # microbenchmarks (test_gpu_calibrate), all under $OUT.
 #   scripts/device_calibrate.sh BINS
-# BINS: build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh (unpacked into
-# /tmp/iosim-bins when not there yet).
+# BINS: build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh, unpacked into
+# /tmp/iosim-bins every time (a warm machine may hold an older build there).
 set -uo pipefail
 bins=$1
 out=${OUT:-/tmp/iosim-out}
 bindir=/tmp/iosim-bins
-mkdir -p "$out"
-if [ ! -x "$bindir/iosim" ]; then
-  mkdir -p "$bindir"
-  python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$bins" "$bindir" || exit 1
-fi
+mkdir -p "$out" "$bindir"
+python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$bins" "$bindir" || exit 1
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case $gpu in
   *H200*) name=h200-sxm-141gb ;;
