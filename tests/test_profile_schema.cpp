@@ -71,6 +71,8 @@ CalibrationMeasurements made_up_measurements() {
   m.dram_write_bytes_per_s = 2.9e12;
   m.dram_copy_bytes_per_s = 2.86e12;
   m.clock_memory_load_hz = 1971.5e6;
+  m.clock_memory_load_timer_hz = 1972.3e6;
+  m.clock_memory_load_setup = "copy clock setup";
   m.l2_read_setup = "l2 setup";
   m.l2_read_bytes_per_s = 8.7912e12;
   m.l2_read_working_set = 13107200;
@@ -91,7 +93,7 @@ CalibrationMeasurements made_up_measurements() {
   m.sms_sampled = 44;
   m.far_sms = 23;
   m.far_factor = 1.25;
-  m.mma_f16 = {1021.7, 1755.3e6, "mma f16 setup"};
+  m.mma_f16 = {1021.7, 1755.3e6, "mma f16 setup", 1761.9e6};
   m.mma_bf16 = {1019.1, 1748.9e6, "mma bf16 setup"};
   m.fp32 = {127.3, 1975.1e6, "ffma setup"};
   m.mufu_ex2 = {15.9, 1977.2e6, "ex2 setup"};
@@ -354,6 +356,36 @@ BOOST_AUTO_TEST_CASE(every_value_says_where_it_came_from_and_follows_its_descrip
   }
   BOOST_TEST(leaves >= 40);
   BOOST_TEST(yaml.find("kernel_families") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(every_file_a_written_profile_names_exists_in_the_repository) {
+  const std::string yaml = write_profile_yaml(draft_from_measurements(made_up_measurements(), "x"));
+  const std::regex path(R"re((?:[\w-]+/)+[\w.-]+\.(?:py|sh|cu|cpp|h|md|txt|json|yaml))re");
+  int named = 0;
+  for (auto it = std::sregex_iterator(yaml.begin(), yaml.end(), path); it != std::sregex_iterator(); ++it, ++named)
+    BOOST_TEST(fs::exists(kRepo / it->str()), it->str() << " is named in a source but is not in the repository");
+  BOOST_TEST(named >= 1);  // the header names hw_profiles/README.md
+}
+
+BOOST_AUTO_TEST_CASE(sm_clocks_are_said_to_be_over_the_hosts_time_with_the_gpu_timers_reading_beside) {
+  const CalibrationMeasurements m = made_up_measurements();
+  const ProfileDraft d = draft_from_measurements(m, "x");
+  const std::string tensor = d.values.at("sm_pipes.clock_tensor_load").how;
+  const std::string memory = d.values.at("sm_pipes.clock_memory_load").how;
+  for (const std::string& how : {tensor, memory}) BOOST_TEST(how.find("host's wall time") != std::string::npos);
+  BOOST_TEST(tensor.find("%globaltimer read " + plain_decimal(m.mma_f16.timer_clock_hz / 1e6, 5) + " MHz") !=
+             std::string::npos);
+  BOOST_TEST(memory.find("%globaltimer read " + plain_decimal(m.clock_memory_load_timer_hz / 1e6, 5) + " MHz") !=
+             std::string::npos);
+  BOOST_TEST(memory.find(m.clock_memory_load_setup) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_l2_size_source_names_the_near_copies_only_where_the_l2_has_two_halves) {
+  CalibrationMeasurements m = made_up_measurements();
+  const auto how = [&] { return draft_from_measurements(m, "x").values.at("l2.size").how; };
+  BOOST_TEST(how().find("copied near") != std::string::npos);
+  m.far_sms = 0;
+  BOOST_TEST(how().find("copied near") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_gpu_without_bf16_gets_none_and_no_bf16_pipe) {

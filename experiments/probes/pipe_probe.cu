@@ -68,11 +68,16 @@ __device__ __forceinline__ void body(float (&acc)[ILP][4], std::uint32_t (&u)[IL
     } else if constexpr (OP == kF2fp) {
       asm volatile("{ .reg .b32 t; cvt.rn.f16x2.f32 t, %1, %1; xor.b32 %0, %0, t; }\n" : "+r"(u[i]) : "f"(x[i]));
     } else if constexpr (OP == kLdsm) {
+      // Lane l's row at l x 16 B (s_base), so each 8-lane phase reads 128 contiguous bytes: conflict-free.
+      // The chain reads 512 B block u[i] % 8 (warp-uniform), then the next: u[i] + 1 plus this load's
+      // data (zeros, which the compiler cannot know). A dependent chain per ILP lane whose address moves
+      // every step, so no two loads can be merged (ptxas merges ldmatrix of addresses it proves equal;
+      // the chain's IADD adds a few cycles to its latency).
       std::uint32_t r0, r1, r2, r3;
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                    : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                   : "r"(smem + (u[i] & 0x70u)));
-      u[i] ^= r0 ^ r1 ^ r2 ^ r3;  // the next address depends on this load: a chain per ILP lane
+                   : "r"(smem + (u[i] & 7u) * 512u));
+      u[i] = (u[i] ^ r0 ^ r1 ^ r2 ^ r3) + 1u;
     } else if constexpr (OP == kBar) {
       __syncthreads();
     }
@@ -82,16 +87,16 @@ __device__ __forceinline__ void body(float (&acc)[ILP][4], std::uint32_t (&u)[IL
 template <int OP, int ILP>
 __global__ void pipe_kernel(int iters, long long* cycles, float* sink) {
   __shared__ __align__(128) std::uint16_t smem[64 * 64];
-  for (int k = threadIdx.x; k < 64 * 64; k += blockDim.x) smem[k] = 0;  // ldmatrix reads zeros: the address chain stays put
+  for (int k = threadIdx.x; k < 64 * 64; k += blockDim.x) smem[k] = 0;  // ldmatrix reads zeros (see body)
   __syncthreads();
-  const std::uint32_t s_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)) + (threadIdx.x % 32) * 128;
+  const std::uint32_t s_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem)) + (threadIdx.x % 32) * 16;
   float acc[ILP][4];
   std::uint32_t u[ILP];
   float x[ILP];
 #pragma unroll
   for (int i = 0; i < ILP; ++i) {
     acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.001f * (i + 1);
-    u[i] = threadIdx.x * 7u + i;
+    u[i] = OP == kLdsm ? static_cast<std::uint32_t>(i) : threadIdx.x * 7u + i;  // ldmatrix: warp-uniform blocks
     x[i] = 0.5f + 0.01f * i;
   }
   const std::uint32_t a0 = 0x3c003c00u ^ (threadIdx.x & 1u), b0 = 0x38003800u;

@@ -60,34 +60,49 @@ double mean(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
-profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records) {
+profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records, double wall_ns) {
+  if (!(wall_ns > 0)) throw std::logic_error("pipe_rate: the launch's wall time must be positive");
   struct Span {
     std::uint64_t start = UINT64_MAX, end = 0;
     double work = 0;
   };
   std::map<std::uint32_t, Span> per_sm;
-  std::vector<double> clocks;
+  std::vector<double> timer_clocks;
   for (const WarpRecord& r : records) {
     if (r.clk1 <= r.clk0 || r.gt1 <= r.gt0) continue;  // a warp that did not run the timed loop
     Span& s = per_sm[r.smid];
     s.start = std::min(s.start, r.clk0);
     s.end = std::max(s.end, r.clk1);
     s.work += static_cast<double>(r.work);
-    clocks.push_back(static_cast<double>(r.clk1 - r.clk0) / static_cast<double>(r.gt1 - r.gt0) * 1e9);
+    timer_clocks.push_back(static_cast<double>(r.clk1 - r.clk0) / static_cast<double>(r.gt1 - r.gt0) * 1e9);
   }
   if (per_sm.empty()) throw std::runtime_error("calibrate: no warp recorded a timed span");
   std::vector<double> rates;
-  for (const auto& [sm, s] : per_sm) rates.push_back(s.work / static_cast<double>(s.end - s.start));
-  return {median(rates), median(clocks), ""};
+  double longest = 0;
+  for (const auto& [sm, s] : per_sm) {
+    const double cycles = static_cast<double>(s.end - s.start);
+    rates.push_back(s.work / cycles);
+    longest = std::max(longest, cycles);
+  }
+  profile::PipeRate out;
+  out.per_cycle = median(rates);
+  out.clock_hz = longest / wall_ns * 1e9;
+  out.timer_clock_hz = median(timer_clocks);
+  return out;
 }
 
 profile::PipeRate median_rate(const std::vector<profile::PipeRate>& runs) {
-  std::vector<double> rates, clocks;
+  std::vector<double> rates, clocks, timer_clocks;
   for (const profile::PipeRate& r : runs) {
     rates.push_back(r.per_cycle);
     clocks.push_back(r.clock_hz);
+    timer_clocks.push_back(r.timer_clock_hz);
   }
-  return {median(rates), median(clocks), ""};
+  profile::PipeRate out;
+  out.per_cycle = median(rates);
+  out.clock_hz = median(clocks);
+  out.timer_clock_hz = median(timer_clocks);
+  return out;
 }
 
 SweepPoint sweep_point(i64 working_set, const std::vector<ChaseRecord>& warps) {

@@ -12,11 +12,14 @@
 namespace iosim::calibrate {
 
 // Per SM: the work of its warps over its busy span (first clk0 to last clk1),
-// median over SMs; clock: median over warps of clock64 / %globaltimer.
-// Throws std::runtime_error when no record has a positive span.
-profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records);
+// median over SMs. clock_hz: the longest SM span over `wall_ns`, the host's
+// time of the whole launch (every span lies inside it, so each SM gives a
+// lower bound and the longest the closest); timer_clock_hz: median over warps
+// of clock64 / %globaltimer, for comparison. Throws std::runtime_error when no
+// record has a positive span or wall_ns is not positive.
+profile::PipeRate pipe_rate(const std::vector<WarpRecord>& records, double wall_ns);
 
-// The median per_cycle and the median clock of several runs.
+// The median per_cycle and the median clocks of several runs.
 profile::PipeRate median_rate(const std::vector<profile::PipeRate>& runs);
 
 // One working set of a resident sweep: per-access cycles of the cold pass and

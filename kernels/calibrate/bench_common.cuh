@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <vector>
@@ -98,6 +99,22 @@ int one_wave_grid(Kernel kernel, int threads, int sm_count, int max_per_sm = INT
   if (per_sm < 1) throw kernels::CudaError("calibrate: a benchmark kernel cannot be resident with " +
                                            std::to_string(threads) + " threads");
   return sm_count * std::min(per_sm, max_per_sm);
+}
+
+// Nanoseconds of the host's monotonic clock from just before `launch()` on an
+// idle device to the end of its work: the time base of the SM clock. It shares
+// nothing with the GPU's timer (%globaltimer and CUDA events), against which
+// clock64 read up to 2069 MHz on an H100 whose peak is 1980 MHz. It contains
+// the kernel, so SM cycles over it underestimate the clock by the launch and
+// wake-up time (~10 us).
+template <class Launch>
+double wall_ns(Launch&& launch) {
+  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto t0 = std::chrono::steady_clock::now();
+  launch();
+  IOSIM_CUDA_CHECK_LAUNCH();
+  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Milliseconds `launch()` takes on the default stream (CUDA events).

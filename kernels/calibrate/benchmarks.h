@@ -50,7 +50,9 @@ profile::DeviceFacts read_device_facts();
 // memory.cu
 struct DramRates {
   double read = 0, write = 0, copy = 0;  // bytes/s (copy: read + write)
-  double copy_clock_hz = 0;              // SM clock during the copy
+  double copy_clock_hz = 0;              // SM clock during a copy: clock64 over the host's wall time
+  double copy_timer_clock_hz = 0;        // the same over %globaltimer (for comparison)
+  std::string clock_setup;               // the launch that gave the clock
   std::string setup;
 };
 DramRates dram_rates(const Plan& plan);

@@ -17,6 +17,7 @@
 
 #include "kernels/calibrate/analysis.h"
 #include "kernels/calibrate/benchmarks.h"
+#include "kernels/common/cuda_check.h"
 #include "kernels/common/device_info.h"
 
 namespace iosim::calibrate {
@@ -84,6 +85,11 @@ class Steps {
 };
 
 std::string num(double v, int significant = 4) { return profile::plain_decimal(v, significant); }
+
+// "1975 MHz (%globaltimer: 2069)": the clock over the host's time, then over the GPU's timer.
+std::string clocks(double wall_hz, double timer_hz) {
+  return num(wall_hz / 1e6) + " MHz (%globaltimer: " + num(timer_hz / 1e6) + ")";
+}
 
 }  // namespace
 
@@ -200,10 +206,12 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.dram_write_bytes_per_s = dram.write;
   m.dram_copy_bytes_per_s = dram.copy;
   m.clock_memory_load_hz = dram.copy_clock_hz;
+  m.clock_memory_load_timer_hz = dram.copy_timer_clock_hz;
+  m.clock_memory_load_setup = dram.clock_setup;
   if (log != nullptr)
     *log << "  read " << num(dram.read / 1e12) << " TB/s, write " << num(dram.write / 1e12) << " TB/s, copy "
-         << num(dram.copy / 1e12) << " TB/s (peak " << num(m.device.dram_peak_bytes_per_s() / 1e12)
-         << "), clock " << num(dram.copy_clock_hz / 1e6) << " MHz\n";
+         << num(dram.copy / 1e12) << " TB/s (peak " << num(m.device.dram_peak_bytes_per_s() / 1e12) << "), clock "
+         << clocks(dram.copy_clock_hz, dram.copy_timer_clock_hz) << "\n";
 
   const bench::L2Read l2 = steps.run("L2 bandwidth", [&] { return bench::l2_read_bandwidth(plan); });
   m.l2_read_setup = l2.setup;
@@ -250,13 +258,17 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.alu_latency = steps.run("FMNMX latency", [&] { return bench::alu_latency(plan); });
   m.mufu_latency = steps.run("ex2 latency", [&] { return bench::mufu_latency(plan); });
   m.shfl_latency = steps.run("shfl latency", [&] { return bench::shfl_latency(plan); });
-  if (log != nullptr)
-    *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP at "
-         << num(m.mma_f16.clock_hz / 1e6) << " MHz, bf16 " << num(m.mma_bf16.per_cycle) << ", FFMA "
-         << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "
-         << num(m.ldmatrix.per_cycle) << " B, issue " << num(m.issue.per_cycle) << "; mma latency "
-         << num(m.mma_latency.value) << ", barrier " << num(m.barrier_latency.value) << " cycles; "
-         << num(steps.elapsed(), 3) << " s in all\n";
+  if (log != nullptr) {
+    *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP, bf16 " << num(m.mma_bf16.per_cycle)
+         << ", FFMA " << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "
+         << num(m.ldmatrix.per_cycle) << " B, issue " << num(m.issue.per_cycle) << ", FMNMX " << num(m.alu.per_cycle)
+         << ", shfl " << num(m.shfl.per_cycle) << "; mma latency " << num(m.mma_latency.value) << ", barrier "
+         << num(m.barrier_latency.value) << " cycles; " << num(steps.elapsed(), 3) << " s in all\n";
+    *log << "  SM clock under load: mma f16 " << clocks(m.mma_f16.clock_hz, m.mma_f16.timer_clock_hz)
+         << ", FFMA " << clocks(m.fp32.clock_hz, m.fp32.timer_clock_hz) << ", ex2 "
+         << clocks(m.mufu_ex2.clock_hz, m.mufu_ex2.timer_clock_hz) << ", ldmatrix "
+         << clocks(m.ldmatrix.clock_hz, m.ldmatrix.timer_clock_hz) << "\n";
+  }
   return m;
 }
 
@@ -270,7 +282,14 @@ profile::CalibrationMeasurements measure_device(const Options& options) {
   profile::CalibrationMeasurements m = run_benchmarks(options.quick, options.log);
   m.copies = copies;
   m.copy_setup = copy_setup();
+  release_device();
   return m;
+}
+
+void release_device() {
+  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  IOSIM_CUDA_CHECK(cudaGetLastError());
+  IOSIM_CUDA_CHECK(cudaDeviceReset());
 }
 
 }  // namespace iosim::calibrate

@@ -32,8 +32,16 @@ std::string find_ncu();
 
 // Everything `iosim calibrate` measures: checks the GPU and ncu first, runs
 // the Nsight Compute copy probe (which fails early without counter
-// permission), then the microbenchmarks.
+// permission), then the microbenchmarks; then release_device().
 profile::CalibrationMeasurements measure_device(const Options& options);
+
+// Waits for the device, throws kernels::CudaError if a kernel left an error
+// behind, and destroys this process's CUDA context (cudaDeviceReset): the
+// CLI's calibrate modes return to main with nothing of CUDA left for the exit
+// handlers, where the runtime's own teardown runs in an order no object of
+// ours controls. Every device buffer must be gone before (they are locals of
+// the benchmarks).
+void release_device();
 
 // The microbenchmarks alone (no ncu): device facts, DRAM and L2 bandwidth,
 // the L1/L2 resident sweeps, latencies and the SM pipes. `copies` and

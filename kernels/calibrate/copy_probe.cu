@@ -30,6 +30,17 @@ void copy(const kernels::DeviceBuffer<float4>& src, const kernels::DeviceBuffer<
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
+void copy_all(const std::vector<i64>& sizes) {
+  const i64 largest = *std::max_element(sizes.begin(), sizes.end());
+  const kernels::DeviceBuffer<float4> src(static_cast<std::size_t>(largest / 16));
+  const kernels::DeviceBuffer<float4> dst(static_cast<std::size_t>(largest / 16));
+  IOSIM_CUDA_CHECK(cudaMemset(src.get(), 1, static_cast<std::size_t>(largest)));
+  IOSIM_CUDA_CHECK(cudaMemset(dst.get(), 0, static_cast<std::size_t>(largest)));
+  copy(src, dst, sizes.front());  // warm-up (module load); ncu skips it
+  for (const i64 bytes : sizes) copy(src, dst, bytes);
+  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace
 
 std::string copy_setup() {
@@ -39,14 +50,8 @@ std::string copy_setup() {
 
 void run_copy_probe(const std::vector<i64>& sizes) {
   require_gpu();
-  const i64 largest = *std::max_element(sizes.begin(), sizes.end());
-  const kernels::DeviceBuffer<float4> src(static_cast<std::size_t>(largest / 16));
-  const kernels::DeviceBuffer<float4> dst(static_cast<std::size_t>(largest / 16));
-  IOSIM_CUDA_CHECK(cudaMemset(src.get(), 1, static_cast<std::size_t>(largest)));
-  IOSIM_CUDA_CHECK(cudaMemset(dst.get(), 0, static_cast<std::size_t>(largest)));
-  copy(src, dst, sizes.front());  // warm-up (module load); ncu skips it
-  for (const i64 bytes : sizes) copy(src, dst, bytes);
-  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  copy_all(sizes);  // its buffers are freed before the context goes
+  release_device();
   std::cerr << "calibrate --probe-copy: copied " << sizes.size() << " sizes after one warm-up copy\n";
 }
 

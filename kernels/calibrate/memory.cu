@@ -38,12 +38,14 @@ __global__ void __launch_bounds__(kStreamThreads) stream_write(uint4* __restrict
     dst[i] = value;
 }
 
-// Thread 0 of each CTA records the CTA's span: the SM clock under DRAM load.
+// Copies `passes` times; thread 0 of each CTA records the CTA's span: the SM
+// clock under DRAM load.
 __global__ void __launch_bounds__(kStreamThreads) stream_copy(const uint4* __restrict__ src, uint4* __restrict__ dst,
-                                                              i64 n, WarpRecord* ctas) {
+                                                              i64 n, int passes, WarpRecord* ctas) {
   const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
-  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * blockDim.x)
-    dst[i] = src[i];
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  for (int p = 0; p < passes; ++p)
+    for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += stride) dst[i] = src[i];
   if (threadIdx.x == 0) {
     const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
     ctas[blockIdx.x] = span_record(c0, c1, g0, g1, 1);
@@ -232,9 +234,17 @@ DramRates dram_rates(const Plan& plan) {
   out.read = bytes / 1e-3 / median_ms(plan, [&] { stream_read<<<grid, kStreamThreads>>>(a.get(), n, sink.get()); });
   const uint4 value{0x3C003C00u, 0x12345678u, 0x9ABCDEF0u, 0x0F1E2D3Cu};
   out.write = bytes / 1e-3 / median_ms(plan, [&] { stream_write<<<grid, kStreamThreads>>>(b.get(), n, value); });
-  out.copy = 2 * bytes / 1e-3 /
-             median_ms(plan, [&] { stream_copy<<<grid, kStreamThreads>>>(a.get(), b.get(), n, ctas.get()); });
-  out.copy_clock_hz = pipe_rate(ctas.download()).clock_hz;  // the last copy's CTAs
+  const double copy_ms =
+      median_ms(plan, [&] { stream_copy<<<grid, kStreamThreads>>>(a.get(), b.get(), n, 1, ctas.get()); });
+  out.copy = 2 * bytes / 1e-3 / copy_ms;
+  // The clock: one launch copying for about plan.pipe_ns, so that the host's launch and wake-up time are small.
+  const int passes = static_cast<int>(std::max(1.0, std::ceil(static_cast<double>(plan.pipe_ns) / (copy_ms * 1e6))));
+  const double wall =
+      wall_ns([&] { stream_copy<<<grid, kStreamThreads>>>(a.get(), b.get(), n, passes, ctas.get()); });
+  const profile::PipeRate clock = pipe_rate(ctas.download(), wall);
+  out.copy_clock_hz = clock.clock_hz;
+  out.copy_timer_clock_hz = clock.timer_clock_hz;
+  out.clock_setup = "one launch copying " + mib(bytes) + " " + std::to_string(passes) + " times";
   out.setup = "16 B per thread, " + std::to_string(grid / plan.sm_count) + " CTAs x " +
               std::to_string(kStreamThreads) + " threads per SM (one wave)";
   return out;
@@ -273,10 +283,9 @@ profile::Measured l2_load_one_sm(const Plan& plan) {
   IOSIM_CUDA_CHECK_LAUNCH();
   std::vector<double> rates;
   for (int r = -1; r < plan.runs; ++r) {
-    one_sm_reread<<<1, kOneSmThreads>>>(buf.get(), n, passes, warps.get(), sink.get());
-    IOSIM_CUDA_CHECK_LAUNCH();
-    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
-    if (r >= 0) rates.push_back(pipe_rate(warps.download()).per_cycle);
+    const double wall =
+        wall_ns([&] { one_sm_reread<<<1, kOneSmThreads>>>(buf.get(), n, passes, warps.get(), sink.get()); });
+    if (r >= 0) rates.push_back(pipe_rate(warps.download(), wall).per_cycle);
   }
   return {profile::median(rates),
           "one CTA of " + std::to_string(kOneSmThreads) + " threads (one SM) re-reading an L2-resident " +

@@ -31,8 +31,6 @@ constexpr int kIssueUnroll = 16;  // 384 instructions per check
 constexpr std::uint64_t kMmaFlop = 2ull * 16 * 8 * 16;  // one m16n8k16
 constexpr std::uint64_t kLdmatrixBytes = 4 * 8 * 8 * 2;  // x4: four 8x8 b16 matrices
 
-using PipeKernel = void (*)(std::uint64_t, WarpRecord*, std::uint32_t*);
-
 // Stores `v` only if it is a value the benchmark never produces, so the
 // compiler must keep the work that computes it.
 __device__ __forceinline__ void keep(std::uint32_t v, std::uint32_t* sink) {
@@ -113,27 +111,33 @@ __global__ void __launch_bounds__(kThreads) lane_op_kernel(std::uint64_t duratio
   keep(__float_as_uint(s), sink);
 }
 
-// Each warp reads its own 4 KiB of shared memory: chain c loads 512 B at
-// c x 512 with lane l giving row address l x 16, so each 8-lane phase reads
-// 128 contiguous bytes, one per bank: conflict-free.
+// Conflict-free ldmatrix.x4 from every warp: each one reads 512 contiguous
+// bytes, lane l giving the row at l x 16, so each 8-lane phase reads 128
+// contiguous bytes, one word per bank. A warp's chain c reads at off + c x 512
+// in its CTA's tile, and `off` advances by `step` (a kernel argument, a
+// multiple of kChains x 512) after each body, wrapping in the tile: ptxas
+// merges ldmatrix of addresses it can prove equal (with loop-invariant
+// addresses it kept 8 of the loop's 64 and the kernel timed the XORs, 466
+// "B/cycle"), and an unknown step makes every address new. The tile is shared
+// by the CTA's warps (no hardware merges requests of different instructions).
+constexpr int kLdsmTileBytes = 4 * kChains * static_cast<int>(kLdmatrixBytes);  // 16 KiB per CTA
+
 __global__ void __launch_bounds__(kThreads) ldmatrix_kernel(std::uint64_t duration_ns, WarpRecord* records,
-                                                            std::uint32_t* sink) {
-  constexpr int kWordsPerWarp = kChains * static_cast<int>(kLdmatrixBytes) / 4;
-  __shared__ __align__(128) std::uint32_t tile[kThreads / 32 * kWordsPerWarp];
-  for (int i = threadIdx.x; i < kThreads / 32 * kWordsPerWarp; i += kThreads) tile[i] = 0x3C003C00u + i;
-  const int lane = threadIdx.x & 31;
-  std::uint32_t* mine = tile + (threadIdx.x / 32) * kWordsPerWarp;
-  std::uint32_t addr[kChains];
-#pragma unroll
-  for (int c = 0; c < kChains; ++c) addr[c] = dev::smem_addr(mine + c * (kLdmatrixBytes / 4) + lane * 4);
+                                                            std::uint32_t* sink, std::uint32_t step) {
+  __shared__ __align__(128) std::uint32_t tile[kLdsmTileBytes / 4];
+  for (int i = threadIdx.x; i < kLdsmTileBytes / 4; i += kThreads) tile[i] = 0x3C003C00u + i;
+  constexpr std::uint32_t kX4 = kLdmatrixBytes;
+  const std::uint32_t rows = dev::smem_addr(tile) + (threadIdx.x & 31) * 16;
+  std::uint32_t off = threadIdx.x / 32 * kChains * kX4 % kLdsmTileBytes;  // the warps start apart
   std::uint32_t acc = 0;
   timed_loop<kUnroll>(records, duration_ns, kChains * kLdmatrixBytes, [&] {
 #pragma unroll
     for (int c = 0; c < kChains; ++c) {
       std::uint32_t r[4];
-      dev::ldmatrix_x4(r, addr[c]);
+      dev::ldmatrix_x4(r, rows + off + c * kX4);
       acc ^= r[0] ^ r[1] ^ r[2] ^ r[3];
     }
+    off = (off + step) % kLdsmTileBytes;
   });
   keep(acc, sink);
 }
@@ -217,20 +221,28 @@ __global__ void __launch_bounds__(kThreads) barrier_kernel(int n, std::uint64_t*
 
 std::string ms(std::uint64_t ns) { return std::to_string(ns / 1000000) + " ms"; }
 
-// A warm-up run of `warmup_ns`, then plan.runs runs of `run_ns`; the median
-// rate and clock.
-profile::PipeRate run_pipe(const Plan& plan, PipeKernel kernel, int ctas_per_sm, std::uint64_t warmup_ns,
-                           std::uint64_t run_ns, const std::string& what) {
+// The arguments after `what` go to the kernel after its (duration, records,
+// sink); a non-deduced context lets the kernel's parameter types decide them.
+template <class T>
+struct Exactly {
+  using type = T;
+};
+
+// A warm-up run of `warmup_ns`, then plan.runs runs of `run_ns`, each timed
+// by the host (wall_ns: the clock's time base); the median rate and clocks.
+template <class... Extra>
+profile::PipeRate run_pipe(const Plan& plan, void (*kernel)(std::uint64_t, WarpRecord*, std::uint32_t*, Extra...),
+                           int ctas_per_sm, std::uint64_t warmup_ns, std::uint64_t run_ns, const std::string& what,
+                           typename Exactly<Extra>::type... extra) {
   const int grid = one_wave_grid(kernel, kThreads, plan.sm_count, ctas_per_sm);
   kernels::DeviceBuffer<WarpRecord> records(static_cast<std::size_t>(grid) * (kThreads / 32));
   kernels::DeviceBuffer<std::uint32_t> sink(1);
   std::vector<profile::PipeRate> runs;
   for (int r = -1; r < plan.runs; ++r) {
     records.fill_bytes(0);
-    kernel<<<grid, kThreads>>>(r < 0 ? warmup_ns : run_ns, records.get(), sink.get());
-    IOSIM_CUDA_CHECK_LAUNCH();
-    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
-    if (r >= 0) runs.push_back(pipe_rate(records.download()));
+    const std::uint64_t ns = r < 0 ? warmup_ns : run_ns;
+    const double wall = wall_ns([&] { kernel<<<grid, kThreads>>>(ns, records.get(), sink.get(), extra...); });
+    if (r >= 0) runs.push_back(pipe_rate(records.download(), wall));
   }
   profile::PipeRate out = median_rate(runs);
   out.setup = what + ", " + std::to_string(grid / plan.sm_count) + " CTAs x " + std::to_string(kThreads / 32) +
@@ -255,7 +267,7 @@ profile::Measured per_step(const Plan& plan, int steps, Launch&& launch, const s
 }  // namespace
 
 profile::PipeRate mma_rate(const Plan& plan, bool bf16) {
-  const PipeKernel k = bf16 ? mma_kernel<__nv_bfloat16> : mma_kernel<__half>;
+  const auto k = bf16 ? mma_kernel<__nv_bfloat16> : mma_kernel<__half>;
   return run_pipe(plan, k, kMmaCtasPerSm, plan.warmup_ns, plan.tensor_ns,
                   std::string("mma.sync m16n8k16 ") + (bf16 ? "bf16" : "f16") + " -> f32, " +
                       std::to_string(kChains) + " independent accumulators per warp");
@@ -274,9 +286,14 @@ profile::PipeRate ex2_rate(const Plan& plan) {
 }
 
 profile::PipeRate ldmatrix_rate(const Plan& plan) {
+  constexpr std::uint32_t kStep = kChains * kLdmatrixBytes;
+  static_assert(kLdsmTileBytes % kStep == 0, "a body's reads must not wrap around the tile");
   return run_pipe(plan, ldmatrix_kernel, kAluCtasPerSm, plan.pipe_ns, plan.pipe_ns,
-                  "ldmatrix.sync.aligned.m8n8.x4 (512 B), " + std::to_string(kChains) +
-                      " conflict-free addresses per warp");
+                  "ldmatrix.sync.aligned.m8n8.x4 (512 B), lane l's row at l x 16 B (conflict-free), " +
+                      std::to_string(kChains) + " per warp per step, each step " + std::to_string(kStep) +
+                      " B further in a " + std::to_string(kLdsmTileBytes / 1024) +
+                      " KiB tile per CTA (a stride the compiler does not know: no load is merged)",
+                  kStep);
 }
 
 profile::PipeRate issue_rate(const Plan& plan) {

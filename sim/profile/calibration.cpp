@@ -36,6 +36,12 @@ std::string sweep_text(const ResidentSweep& s) {
          " to " + mib(static_cast<double>(s.largest));
 }
 
+// How the SM clock under a load is measured, and what the GPU's timer read.
+std::string clock_how(double timer_hz) {
+  return "the longest SM's clock64 span over the host's wall time of the launch (a lower bound: the launch "
+         "contains every span; clock64 / %globaltimer read " + mhz(timer_hz) + ")";
+}
+
 // "<setup>: 1024 FLOP per SM per cycle at 1755 MHz"
 std::string pipe_text(const PipeRate& r, const std::string& unit) {
   return r.setup + ": " + num(r.per_cycle, 5) + " " + unit + " per SM per cycle at " + mhz(r.clock_hz);
@@ -82,7 +88,10 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
       "cudaDeviceGetAttribute(cudaDevAttrL2CacheSize). iosim calibrate's working-set sweep (" + sweep_text(s) +
           ") kept at most " + mib(s.resident_bytes) +
           " L2-resident across passes (at a " + mib(static_cast<double>(s.at_working_set)) + " working set), " +
-          num(100 * s.resident_bytes / static_cast<double>(f.l2_bytes), 3) + "% of it");
+          num(100 * s.resident_bytes / static_cast<double>(f.l2_bytes), 3) + "% of it" +
+          (m.far_sms > 0 ? " (each line is read by one SM, and the half of them homed in the other L2 half is also "
+                           "copied near: 1.5 slots per line, about two thirds of the L2 for distinct lines)"
+                         : ""));
   double bytes = 0, sectors = 0, requests = 0;
   for (const CopyCounters& c : m.copies) {
     bytes += static_cast<double>(c.bytes);
@@ -109,8 +118,8 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
                                  mib(static_cast<double>(m.l2_read_working_set)) + ", " + runs(m) + ": " +
                                  tbps(m.l2_read_bytes_per_s));
   d.values["l2.merge_window"] =
-      assumed(32, "a model parameter iosim calibrate does not measure (the window of L2 request coalescing); the "
-                  "engine's former default. experiments/fit_calibration.py fits it against ncu lookups");
+      assumed(32, "not measured by iosim calibrate: the window in which the engine's L2 model merges identical "
+                  "tile reads; 32 cycles, the engine's default (as in the uncalibrated profiles)");
   std::vector<double> dirty;
   std::string each;
   for (const CopyCounters& c : m.copies) {
@@ -178,12 +187,15 @@ void add_compute(ProfileDraft& d, const CalibrationMeasurements& m) {
 
 void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   const std::string all = std::to_string(m.device.sm_count) + " SMs busy, " + runs(m) + ", ";
-  const std::string clock = " (cycles: clock64 per warp over its timed loop; clock: clock64 / %globaltimer)";
+  const std::string clock = " (cycles: clock64 per warp over its timed loop; clock: the longest SM's clock64 span "
+                            "over the host's wall time of the launch)";
   d.values["sm_pipes.clock_tensor_load"] =
-      measured(m.mma_f16.clock_hz, "clock64 / %globaltimer per warp while every SM ran the mma_f16 benchmark (" +
-                                       m.mma_f16.setup + "), median");
+      measured(m.mma_f16.clock_hz, clock_how(m.mma_f16.timer_clock_hz) +
+                                       ", while every SM ran the mma_f16 benchmark (" + m.mma_f16.setup + "), " +
+                                       runs(m));
   d.values["sm_pipes.clock_memory_load"] =
-      measured(m.clock_memory_load_hz, "clock64 / %globaltimer per CTA during the DRAM streaming copy, median");
+      measured(m.clock_memory_load_hz, clock_how(m.clock_memory_load_timer_hz) + ", during the DRAM streaming copy (" +
+                                           m.clock_memory_load_setup + ", " + m.dram_setup + ")");
   d.values["sm_pipes.mma_f16"] = measured(m.mma_f16.per_cycle, all + pipe_text(m.mma_f16, "FLOP") + clock);
   if (m.mma_bf16.per_cycle > 0)
     d.values["sm_pipes.mma_bf16"] = measured(m.mma_bf16.per_cycle, all + pipe_text(m.mma_bf16, "FLOP") + clock);

@@ -54,11 +54,14 @@ struct CopyCounters {
 // words written where it is launched (kernels/calibrate), for the source.
 
 // A throughput kernel's result: work per SM per SM cycle, and the SM clock
-// (clock64 over %globaltimer) while it ran.
+// while it ran: clock64 cycles over the host's wall time of the launch (a
+// lower bound), and clock64 over the GPU's %globaltimer (which read above the
+// peak clock on an H100: kept for comparison, in the source text).
 struct PipeRate {
   double per_cycle = 0;
   double clock_hz = 0;
   std::string setup;
+  double timer_clock_hz = 0;
 };
 
 // A single measured number (a latency, one SM's bandwidth).
@@ -89,7 +92,9 @@ struct CalibrationMeasurements {
   double dram_read_bytes_per_s = 0;
   double dram_write_bytes_per_s = 0;
   double dram_copy_bytes_per_s = 0;  // bytes read + bytes written
-  double clock_memory_load_hz = 0;   // during the copy
+  double clock_memory_load_hz = 0;   // during a copy: SM cycles over the host's wall time
+  double clock_memory_load_timer_hz = 0;  // the same cycles over %globaltimer (for comparison)
+  std::string clock_memory_load_setup;    // the copy launch that gave them
 
   // L2: bandwidth of an L2-resident re-read, and capacities.
   std::string l2_read_setup;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -27,11 +28,16 @@ namespace profile = iosim::profile;
 
 namespace {
 
-// The iosim CLI built beside this test; IOSIM_CLI overrides the path when the
-// executables were copied elsewhere (scripts/gpu_device_run.sh sets it).
-std::string iosim_cli() {
+// The iosim CLI whose hidden probe mode ncu runs: $IOSIM_CLI when set (the GPU
+// scripts set it), else the one built beside this test (IOSIM_CLI_PATH, a path
+// on the build machine), else an `iosim` in this test's own folder (where the
+// GPU machine unpacks them together).
+fs::path iosim_cli() {
   const char* env = std::getenv("IOSIM_CLI");
-  return env != nullptr && *env != '\0' ? env : IOSIM_CLI_PATH;
+  if (env != nullptr && *env != '\0') return env;
+  if (fs::exists(IOSIM_CLI_PATH)) return IOSIM_CLI_PATH;
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec).parent_path() / "iosim";
 }
 
 // The quick benchmarks, run once for all GPU cases.
@@ -41,6 +47,14 @@ const profile::CalibrationMeasurements& quick_run() {
 }
 
 }  // namespace
+
+// Runs without a GPU too: on the GPU machine the compiled-in path does not exist.
+BOOST_AUTO_TEST_CASE(the_iosim_cli_for_the_ncu_probe_is_an_executable_file) {
+  const fs::path cli = iosim_cli();
+  BOOST_TEST_INFO("iosim CLI: " << cli << " (set IOSIM_CLI to the iosim executable)");
+  BOOST_TEST(fs::is_regular_file(cli));
+  BOOST_TEST(::access(cli.c_str(), X_OK) == 0);
+}
 
 BOOST_AUTO_TEST_SUITE(gpu_bounds, *iosim::gputest::requires_gpu())
 
@@ -54,11 +68,22 @@ BOOST_AUTO_TEST_CASE(dram_bandwidth_is_below_the_bus_peak_and_above_30_percent_o
   BOOST_TEST(m.l2_read_bytes_per_s > m.dram_read_bytes_per_s);  // L2 serves resident data faster than DRAM
 }
 
-BOOST_AUTO_TEST_CASE(the_l2_holds_about_what_the_driver_reports) {
+BOOST_AUTO_TEST_CASE(the_l2_keeps_the_drivers_size_less_the_near_copies_of_far_lines) {
   const auto& m = quick_run();
   const double driver = static_cast<double>(m.device.l2_bytes);
-  BOOST_TEST(m.l2_sweep.resident_bytes >= 0.75 * driver);
-  BOOST_TEST(m.l2_sweep.resident_bytes <= 1.25 * driver);
+  // Each line of the sweep is read by one SM. Where the L2 has two halves (the
+  // latency probe saw far hits), the half of the lines homed in the SM's far
+  // half is also copied into its near half: 1.5 slots per line, so two thirds
+  // of the L2 hold distinct lines (H100: 31.4 of 50 MiB kept, full run). One
+  // uniform L2 holds them all.
+  const double distinct = m.far_sms > 0 ? driver / 1.5 : driver;
+  // The sweep's working sets are a factor `step` apart: its best point may lie
+  // up to that factor below the capacity (the largest set that still fits).
+  const auto& s = m.l2_sweep;
+  const double step =
+      std::pow(static_cast<double>(s.largest) / static_cast<double>(s.smallest), 1.0 / (s.points - 1));
+  BOOST_TEST(s.resident_bytes >= distinct / step);
+  BOOST_TEST(s.resident_bytes <= driver);  // no cache keeps more than its size
 }
 
 BOOST_AUTO_TEST_CASE(the_l1_holds_at_least_the_shared_memory_carve_out) {
@@ -82,7 +107,9 @@ BOOST_AUTO_TEST_CASE(pipe_rates_are_within_what_four_schedulers_can_issue) {
   BOOST_TEST(m.fp32.per_cycle <= 128.0);
   BOOST_TEST(m.mufu_ex2.per_cycle > 0);
   BOOST_TEST(m.mufu_ex2.per_cycle < m.fp32.per_cycle);
-  BOOST_TEST(m.ldmatrix.per_cycle > 0);
+  // The benchmark's rows are conflict-free and every SM's port is kept busy: a 2-way bank conflict, or too
+  // few requests in flight, would halve it; more than the port means loads were merged or not counted.
+  BOOST_TEST(m.ldmatrix.per_cycle > 64.0);
   BOOST_TEST(m.ldmatrix.per_cycle <= 128.0);
   BOOST_TEST(m.issue.per_cycle > 0);
   BOOST_TEST(m.issue.per_cycle <= 4.5);
@@ -90,8 +117,13 @@ BOOST_AUTO_TEST_CASE(pipe_rates_are_within_what_four_schedulers_can_issue) {
 
 BOOST_AUTO_TEST_CASE(clocks_under_load_stay_at_or_below_the_peak_clock) {
   const auto& m = quick_run();
-  // 0.1%: %globaltimer's granularity over a run of milliseconds.
-  for (const double hz : {m.mma_f16.clock_hz, m.fp32.clock_hz, m.clock_memory_load_hz}) {
+  // Each clock is SM cycles over the host's time of a launch that contains them: a lower bound, so it
+  // needs no slack for the timer; 0.1% covers the host clock's rate (NTP slews CLOCK_MONOTONIC by at
+  // most 500 ppm). Every pipe benchmark counts: the FFMA one read 2069 MHz against %globaltimer.
+  std::vector<double> clocks{m.mma_f16.clock_hz, m.fp32.clock_hz,  m.mufu_ex2.clock_hz, m.ldmatrix.clock_hz,
+                             m.issue.clock_hz,   m.alu.clock_hz,   m.shfl.clock_hz,     m.clock_memory_load_hz};
+  if (m.device.cc_major >= 8) clocks.push_back(m.mma_bf16.clock_hz);
+  for (const double hz : clocks) {
     BOOST_TEST(hz <= m.device.max_clock_hz * 1.001);
     BOOST_TEST(hz > 0.5 * m.device.max_clock_hz);  // under half its clock the GPU is throttled, not measured
   }
@@ -141,7 +173,7 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   // ncu runs the iosim CLI's hidden probe mode.
   std::vector<profile::CopyCounters> copies;
   try {
-    copies = profile_copies(ncu, iosim_cli(), copy_probe_sizes(true));
+    copies = profile_copies(ncu, iosim_cli().string(), copy_probe_sizes(true));
   } catch (const Unavailable& e) {
     std::cout << "SKIPPED: " << e.what() << "\n";
     return;

@@ -58,10 +58,33 @@ BOOST_AUTO_TEST_CASE(pipe_rate_is_work_over_each_sms_busy_span_median_over_sms) 
   const std::vector<WarpRecord> records{record(3, 0, 1000, 500, 1000), record(3, 100, 1100, 500, 1200),
                                         record(5, 0, 2000, 1000, 2000), record(7, 0, 500, 250, 2000),
                                         record(9, 10, 10, 0, 0)};  // a warp that never ran its loop
-  const profile::PipeRate r = pipe_rate(records);
+  const profile::PipeRate r = pipe_rate(records, 1250);
   BOOST_TEST(r.per_cycle == 2.0);
-  BOOST_TEST(r.clock_hz == 2e9);  // 1000 cycles in 500 ns
-  BOOST_CHECK_THROW(pipe_rate({record(1, 5, 5, 0, 1)}), std::runtime_error);
+  BOOST_CHECK_THROW(pipe_rate({record(1, 5, 5, 0, 1)}, 1000), std::runtime_error);
+  BOOST_CHECK_THROW(pipe_rate(records, 0), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(the_clock_is_the_longest_sm_span_over_the_hosts_time_not_the_gpu_timer) {
+  // The GPU timer counted 1000 ns where the host saw the launch take 1100 ns: clock64 over %globaltimer
+  // (2 GHz) exceeds what the host's time allows (SM 5's 2000 cycles in 1100 ns: 1.82 GHz).
+  const std::vector<WarpRecord> records{record(3, 0, 1000, 500, 1000), record(3, 100, 1100, 500, 1200),
+                                        record(5, 0, 2000, 1000, 2000), record(7, 0, 500, 250, 2000)};
+  const profile::PipeRate r = pipe_rate(records, 1100);
+  BOOST_TEST(r.clock_hz == 2000.0 / 1100 * 1e9);
+  BOOST_TEST(r.timer_clock_hz == 2e9);  // every warp: cycles / its %globaltimer span
+  // Each SM's span lies inside the launch: none gives more than the longest.
+  BOOST_TEST(r.clock_hz >= 1100.0 / 1100 * 1e9);
+}
+
+BOOST_AUTO_TEST_CASE(median_rate_takes_each_quantity_s_median_over_runs) {
+  std::vector<profile::PipeRate> runs(3);
+  runs[0] = {2.0, 1.9e9, "", 2.1e9};
+  runs[1] = {1.0, 1.8e9, "", 2.0e9};
+  runs[2] = {3.0, 1.7e9, "", 1.9e9};
+  const profile::PipeRate m = median_rate(runs);
+  BOOST_TEST(m.per_cycle == 2.0);
+  BOOST_TEST(m.clock_hz == 1.8e9);
+  BOOST_TEST(m.timer_clock_hz == 2.0e9);
 }
 
 BOOST_AUTO_TEST_CASE(resident_capacity_finds_the_capacity_under_lru_and_under_a_scan_resistant_policy) {
