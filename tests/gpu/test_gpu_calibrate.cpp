@@ -115,16 +115,19 @@ BOOST_AUTO_TEST_CASE(pipe_rates_are_within_what_four_schedulers_can_issue) {
   BOOST_TEST(m.issue.per_cycle <= 4.5);
 }
 
-BOOST_AUTO_TEST_CASE(clocks_under_load_stay_at_or_below_the_peak_clock) {
+// The driver's clock attribute is not the ceiling: on the H100 (2026-11-25) FP32, MUFU and ALU
+// loads ran at 2.02-2.06 GHz by clock64 over the host's time of the launch AND by %globaltimer,
+// against cudaDevAttrClockRate 1980 MHz (experiments/results/2026-11-25-h100-calibrate-run2/);
+// tensor loads at 1.86 GHz. So the bound is the attribute plus a boost margin of 10%, and the
+// tensor clock may not exceed the others' (a power-limited SM does not speed up under mma).
+BOOST_AUTO_TEST_CASE(clocks_under_load_stay_within_the_boost_range) {
   const auto& m = quick_run();
-  // Each clock is SM cycles over the host's time of a launch that contains them: a lower bound, so it
-  // needs no slack for the timer; 0.1% covers the host clock's rate (NTP slews CLOCK_MONOTONIC by at
-  // most 500 ppm). Every pipe benchmark counts: the FFMA one read 2069 MHz against %globaltimer.
   std::vector<double> clocks{m.mma_f16.clock_hz, m.fp32.clock_hz,  m.mufu_ex2.clock_hz, m.ldmatrix.clock_hz,
                              m.issue.clock_hz,   m.alu.clock_hz,   m.shfl.clock_hz,     m.clock_memory_load_hz};
   if (m.device.cc_major >= 8) clocks.push_back(m.mma_bf16.clock_hz);
+  BOOST_TEST(m.mma_f16.clock_hz <= 1.01 * m.fp32.clock_hz);
   for (const double hz : clocks) {
-    BOOST_TEST(hz <= m.device.max_clock_hz * 1.001);
+    BOOST_TEST(hz <= m.device.max_clock_hz * 1.10);
     BOOST_TEST(hz > 0.5 * m.device.max_clock_hz);  // under half its clock the GPU is throttled, not measured
   }
 }
