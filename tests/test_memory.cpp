@@ -765,3 +765,27 @@ BOOST_AUTO_TEST_CASE(write_backs_use_dram_bandwidth_but_nobody_waits_for_them) {
   const double read = mem.load(range(AccessKind::Read, kBase + (2 << 20), 128), 0, 0);
   BOOST_TEST(read >= 1024 + p.dram_latency_cycles);  // but a later fill queues behind them
 }
+
+// With a measured copy rate C beside the read rate R (both fractions of the
+// peak), an equal mix of reads and writes must run at C, so a written byte
+// costs 2/C - 1/R of a read byte's channel time.
+BOOST_AUTO_TEST_CASE(an_equal_read_write_mix_runs_at_the_measured_copy_rate) {
+  auto p = test_profile();
+  p.dram_copy_fraction = 0.75 * p.dram_achievable_fraction;
+  auto dram = memory::DramModel::from_profile(p);
+  const i64 bytes = 1 << 20;
+  const double read_end = dram.read(bytes, 0) - p.dram_latency_cycles;
+  const double mix_end = dram.write_back(bytes, 0);
+  const double copy_cycles = 2.0 * static_cast<double>(bytes) / (0.75 * dram.bytes_per_cycle());
+  BOOST_TEST(read_end == static_cast<double>(bytes) / dram.bytes_per_cycle(), boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(mix_end == copy_cycles, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(dram.counters().write_bytes == bytes);  // the cost is channel time, not bytes
+}
+
+BOOST_AUTO_TEST_CASE(without_a_copy_rate_writes_cost_what_reads_cost) {
+  const auto p = test_profile();
+  auto dram = memory::DramModel::from_profile(p);
+  const i64 bytes = 1 << 20;
+  BOOST_TEST(dram.write_back(bytes, 0) == static_cast<double>(bytes) / dram.bytes_per_cycle(),
+             boost::test_tools::tolerance(1e-9));
+}

@@ -477,7 +477,10 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     // outlive the programs (a trace file's kernel is freed after its run).
     SmModel sm_model(machine);
     KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress);
-    const double end = runner.run(t);
+    // The kernel's DRAM write-backs are part of it (they are its DRAM writes).
+    // (Two statements: the write-backs are known only after the run.)
+    const double run_end = runner.run(t);
+    const double end = std::max(run_end, mem.writeback_end());
     const memory::MemoryCounters d = mem.counters().minus(before);
     r.l2 = d.l2;
     r.dram_read_bytes = d.dram.read_bytes;

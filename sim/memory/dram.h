@@ -20,7 +20,10 @@ struct DramCounters {
 class DramModel {
  public:
   // bytes_per_cycle and latency in SM cycles.
-  DramModel(double bytes_per_cycle, double latency_cycles) : channel_(bytes_per_cycle), latency_(latency_cycles) {}
+  // write_cost: channel time of a written byte in read bytes' time (a mix of
+  // reads and writes turns the bus around: a copy runs slower than either).
+  DramModel(double bytes_per_cycle, double latency_cycles, double write_cost = 1.0)
+      : channel_(bytes_per_cycle), latency_(latency_cycles), write_cost_(write_cost) {}
   static DramModel from_profile(const profile::HardwareProfile& p);
 
   // A fill of `bytes` requested at `now`: returns when the data reaches the
@@ -30,9 +33,10 @@ class DramModel {
     return channel_.reserve(bytes, now) + latency_;
   }
   // A write-back of `bytes` at `now`: occupies the channel; nobody waits on it.
-  void write_back(i64 bytes, double now) {
+  // Returns when the write-back has left the channel.
+  double write_back(i64 bytes, double now) {
     counters_.write_bytes += bytes;
-    channel_.reserve(bytes, now);
+    return channel_.reserve(static_cast<i64>(static_cast<double>(bytes) * write_cost_ + 0.5), now);
   }
   DramCounters counters() const { return {counters_.read_bytes, counters_.write_bytes, channel_.busy_cycles()}; }
   double bytes_per_cycle() const { return channel_.bytes_per_cycle(); }
@@ -41,6 +45,7 @@ class DramModel {
  private:
   BandwidthServer channel_;
   double latency_;
+  double write_cost_;
   DramCounters counters_;
 };
 

@@ -31,14 +31,16 @@ double MemorySystem::request(const trace::RangeAccess& a, double now, int partit
   const double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
   double ready = transfer_end + hit_latency;
   if (r.merged) {
-    if (r.writeback_sectors > 0) dram_.write_back(r.writeback_sectors * sector_bytes_, now);  // early ones (dirty limit)
+    if (r.writeback_sectors > 0)  // early ones (dirty limit)
+      writeback_end_ = std::max(writeback_end_, dram_.write_back(r.writeback_sectors * sector_bytes_, now));
     ready = std::max(ready, r.merged_ready);
     l2_.complete(0, ready);
     return ready;
   }
   double fill_ready = 0;
   if (r.fetch_sectors > 0) fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now);
-  if (r.writeback_sectors > 0) dram_.write_back(r.writeback_sectors * sector_bytes_, now);
+  if (r.writeback_sectors > 0)
+    writeback_end_ = std::max(writeback_end_, dram_.write_back(r.writeback_sectors * sector_bytes_, now));
   ready = std::max(ready, fill_ready);
   if (is_load) ready = std::max(ready, r.pending_ready);
   l2_.complete(fill_ready, ready);

@@ -37,7 +37,14 @@ class MemorySystem {
   double store(const trace::RangeAccess& a, double now, int partition) { return request(a, now, partition, false); }
 
   // Called at each kernel start.
-  void begin_kernel(double now) { l2_.begin_kernel(now); }
+  void begin_kernel(double now) {
+    l2_.begin_kernel(now);
+    writeback_end_ = now;
+  }
+  // When the last DRAM write-back issued since begin_kernel leaves the
+  // channel: Nsight Compute counts a kernel's write-backs as its DRAM writes,
+  // so they happened before the kernel ended.
+  double writeback_end() const { return writeback_end_; }
 
   MemoryCounters counters() const { return {l2_.counters(), dram_.counters(), l2_bandwidth_.busy_cycles()}; }
   L2Cache& l2() { return l2_; }
@@ -52,6 +59,7 @@ class MemorySystem {
   DramModel dram_;
   BandwidthServer l2_bandwidth_;
   double near_latency_, far_latency_;
+  double writeback_end_ = 0;
   i64 sector_bytes_;
 };
 

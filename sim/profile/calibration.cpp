@@ -146,6 +146,10 @@ void add_dram(ProfileDraft& d, const CalibrationMeasurements& m) {
       "streaming read of " + mib(static_cast<double>(m.dram_buffer_bytes)) + ", " + m.dram_setup + ", " +
           runs(m) + ": " + tbps(m.dram_read_bytes_per_s) + " / peak " + tbps(peak) + " (write " +
           tbps(m.dram_write_bytes_per_s) + ", copy " + tbps(m.dram_copy_bytes_per_s) + " read + write)");
+  d.values["dram.copy_fraction"] =
+      measured(m.dram_copy_bytes_per_s / peak, "streaming copy of " + mib(static_cast<double>(m.dram_buffer_bytes)) +
+                                                   " to another buffer, " + m.dram_setup + ", " + runs(m) + ": " +
+                                                   tbps(m.dram_copy_bytes_per_s) + " (read + write) / peak " + tbps(peak));
 }
 
 void add_latency(ProfileDraft& d, const CalibrationMeasurements& m) {

@@ -52,6 +52,7 @@ struct HardwareProfile {
   i64 dram_capacity_bytes = 0;
   double dram_peak_bandwidth_bytes_per_s = 0;
   double dram_achievable_fraction = 0;  // (0, 1]: measured streaming / peak
+  double dram_copy_fraction = 0;        // (0, 1]: measured copy (read + write bytes) / peak; 0: not given
   double dram_achievable_bandwidth_bytes_per_s() const {
     return dram_peak_bandwidth_bytes_per_s * dram_achievable_fraction;
   }

@@ -108,7 +108,10 @@ std::vector<SchemaSection> build_schema() {
             "dram_peak_bandwidth_bytes_per_s", "peak: datasheet, or bus width x memory clock x 2 (DDR)"),
         key("achievable_fraction", ValueKind::fraction, req, &P::dram_achievable_fraction,
             "dram_achievable_fraction",
-            "measured streaming read / peak; `dram_achievable_bandwidth_bytes_per_s()` = peak x fraction")}},
+            "measured streaming read / peak; `dram_achievable_bandwidth_bytes_per_s()` = peak x fraction"),
+        key("copy_fraction", ValueKind::fraction, opt, &P::dram_copy_fraction, "dram_copy_fraction",
+            "measured streaming copy (bytes read + bytes written) / peak; with it a written byte costs the DRAM "
+            "channel 2 / copy - 1 / read of a read byte's time (absent: the same)")}},
       {"latency",
        req,
        "latencies of one dependent access",

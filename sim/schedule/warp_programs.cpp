@@ -362,12 +362,18 @@ WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
   ProgramBuilder b("gemm " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk));
-  // issue(it + 1): both operand chunks, 16-byte cp.async with the source's index
-  // arithmetic per chunk (division by the chunk width, row and column, bounds).
+  // issue(it + 1): both operand chunks, 16-byte cp.async. Per chunk the
+  // source's loop (load_tile_async: row and column from the index, the bounds
+  // and alignment tests, 64-bit addresses) is about 40 instructions in the
+  // SASS of the vector path: ~15 IMAD (FMA pipe), ~20 ISETP/LEA/SHF/PRMT/BRA.
   b.repeat(Pipe::alu, 12);
   for (const i64 rows : {s.tile_m, s.tile_n}) {
     const i64 per_thread = ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads);
-    for (i64 k = 0; k < per_thread; ++k) b.cp_async(b.alu(b.alu(b.alu(b.alu()))));
+    for (i64 k = 0; k < per_thread; ++k) {
+      b.repeat(Pipe::fma, 15);
+      b.repeat(Pipe::alu, 20);
+      b.cp_async(b.alu());
+    }
   }
   b.alu();  // commit
   b.alu();  // cp.async.wait
@@ -386,8 +392,13 @@ WarpProgram gemm_epilogue(const GemmPlan& g) {
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
   ProgramBuilder b("gemm epilogue");
   b.repeat(Pipe::alu, 8);
-  for (int k = 0; k < fm * fn * 2; ++k) {  // two conversions, a pack, bounds, a 4-byte store per row half
+  // Per row half of a fragment: two conversions and a pack (F2FP, PRMT), the
+  // 64-bit bounds tests and address (SASS: ~8 IMAD, ~10 ISETP/LEA/SEL/BRA),
+  // one 4-byte store.
+  for (int k = 0; k < fm * fn * 2; ++k) {
     const V v = b.alu(b.alu(), b.alu());
+    b.repeat(Pipe::fma, 8);
+    b.repeat(Pipe::alu, 8);
     b.stg(v, b.alu(b.alu(b.alu())));
   }
   return b.take();
@@ -421,7 +432,19 @@ WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pas
       b.repeat(Pipe::alu, 3);
     }
   };
-  auto visible = [&](V x) { return masked ? b.alu(b.alu(x)) : b.alu(x); };  // key_end (and block mask) test
+  // visible(): the 64-bit column against the row's key end, the block mask's
+  // null test and its branch (SASS: 2 ISETP, a SEL, a BRA per column; with a
+  // mask its byte load and two 64-bit divisions); the 64-bit column index and
+  // element address (IADD3, IMAD.WIDE, LEA).
+  auto visible = [&](V x) {
+    b.repeat(Pipe::alu, masked ? 8 : 4);
+    b.repeat(Pipe::fma, 2);
+    return b.alu(x);
+  };
+  auto column_step = [&] {  // the 64-bit column loop's increment, test and address
+    b.repeat(Pipe::alu, 3);
+    b.fma();
+  };
   if (!backward) {
     if (first_pass || on_chip) {
       V acc = kNone;
@@ -445,12 +468,16 @@ WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pas
       }
       V sum = kNone;
       for (i64 c = 0; c < cols; ++c) {
+        column_step();
         const V e = emit_expf(b, b.fma(b.lds(128), mx));
         b.sts(128, e);
         sum = b.fma(sum, e);
       }
       const V inv = emit_fdiv(b, b.fma(), reduce(sum, Pipe::fma));
-      for (i64 c = 0; c < cols; ++c) b.stg(b.alu(b.fma(b.lds(128), inv)), b.alu());
+      for (i64 c = 0; c < cols; ++c) {
+        column_step();
+        b.stg(b.alu(b.fma(b.lds(128), inv)), b.alu());
+      }
     } else {  // the output pass of a row that does not fit: reload, exponentiate, store
       for (i64 c = 0; c < cols; c += 4) {
         std::vector<V> loads;
@@ -765,8 +792,11 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::softmax_bwd: {
       const auto& sp = k.as<SoftmaxPlan>();
       const bool bwd = k.kind == KernelKind::softmax_bwd;
-      // Columns in batches of 4 per thread: a round per batch.
-      const int rounds = static_cast<int>(ceil_div(ceil_div(sp.s.seq_k, sp.s.threads_per_row()), 4));
+      // The backward's column loop batches 4 columns' loads per thread (SASS: 8
+      // LDG.U16 back to back); the forward's visibility test between them keeps
+      // the compiler from batching: a round per column.
+      const i64 cols = ceil_div(sp.s.seq_k, sp.s.threads_per_row());
+      const int rounds = static_cast<int>(bwd ? ceil_div(cols, 4) : cols);
       put(out, kMainStep, softmax_program(sp, bwd, false), rounds);
       if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true), rounds);
       out.loads_in_program = true;
