@@ -286,6 +286,8 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
     BOOST_TEST(f.lookup_hit_sectors == s.lookup_hit_sectors);
     BOOST_TEST(fast.dirty_sectors() == slow.dirty_sectors());
     BOOST_TEST(fast.resident_sectors() == slow.resident_sectors());
+    BOOST_TEST(fast.lru_order_consistent());
+    BOOST_TEST(slow.lru_order_consistent());
     BOOST_TEST(fast.counters().fast_path_requests > 1000);  // the fast path was exercised
     BOOST_TEST(slow.counters().fast_path_requests == 0);
   }
@@ -454,6 +456,7 @@ BOOST_AUTO_TEST_CASE(the_cache_matches_a_plain_reference_model_request_by_reques
           BOOST_REQUIRE_EQUAL(l2.dirty_sectors(), ref.dirty_sectors());
         }
         BOOST_TEST(l2.resident_sectors() == ref.resident_sectors());
+        BOOST_TEST(l2.lru_order_consistent());
         fast_requests = l2.counters().fast_path_requests + l2.counters().dirty_mark_visits;
         BOOST_TEST((fast_requests > 0) == fast_path);  // the shortcuts were taken
       }

@@ -188,6 +188,8 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
+  lru_ = options_.replacement == "lru";
+  partitions_pow2_ = is_pow2(geometry_.partitions);
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   sampling_ = options_.set_sampling;
@@ -213,6 +215,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   meta_bytes_ = (2 * sizeof(u64) + 3 * w + 63) / 64 * 64;
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
   prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
+  if (ways_ == 16 && set_stride_ != kCompactStride) throw std::logic_error("16-way set layout");
   block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(stored_sets_));
   if (limited_)  // the sampled sets hold 1 / sampling_ of the dirty lines
     dirty_limit_sectors_ = static_cast<i64>(options_.dirty_limit_bytes / static_cast<double>(geometry_.sector_bytes) /
@@ -225,26 +228,21 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
 
 L2Cache::~L2Cache() = default;
 
-// Per set: [valid_ways, owned_ways, valid[W], dirty[W], tensor[W]] padded to
-// 64 B, then tags, stamps, fill times and owners (W x 4 B each). A line's
-// owner is meaningful only while its bit in owned_ways is set, so requests
-// that involve no tile record never touch the owners.
+// Per set: a 16-byte header, valid[W], dirty[W], tensor[W] padded to 64 B,
+// then tags, stamps, fill times and owners (W x 4 B each). A line's owner is
+// meaningful only while its bit in owned_ways is set, so requests that
+// involve no tile record never touch the owners.
 L2Cache::SetView L2Cache::set_view(u64 set) const { return set_view(block_->data_, set); }
 
 L2Cache::SetView L2Cache::set_view(std::byte* block, u64 set) const {
-  std::byte* b = block + set * set_stride_;
-  const size_t w = static_cast<size_t>(ways_);
-  SetView v;
-  v.valid_ways = reinterpret_cast<u64*>(b);
-  v.owned_ways = v.valid_ways + 1;
-  v.valid = reinterpret_cast<std::uint8_t*>(v.owned_ways + 1);
-  v.dirty = v.valid + w;
-  v.tensor = v.dirty + w;
-  v.tag = reinterpret_cast<u32*>(b + meta_bytes_);
-  v.stamp = v.tag + w;
-  v.ready = v.stamp + w;
-  v.owner = v.ready + w;
-  return v;
+  return ways_ == 16 ? set_view_of<16>(block, set) : set_view_of<0>(block, set);
+}
+
+template <int W>
+L2Cache::SetView L2Cache::set_view_of(std::byte* block, u64 set) const {
+  constexpr bool compact = W == 16;
+  return {block + set * (compact ? kCompactStride : set_stride_), compact ? 16 : static_cast<size_t>(ways_),
+          compact ? 64 : meta_bytes_, compact};
 }
 
 // XOR-fold of the line address (the real hash is unpublished), then modulo
@@ -314,7 +312,7 @@ bool L2Cache::holds(u64 addr) const {
   const SetView s = set_view(stored_set(set));
   const unsigned sector = static_cast<unsigned>((addr & static_cast<u64>(geometry_.line_bytes - 1)) >> sector_shift_);
   for (int w = 0; w < ways_; ++w)
-    if (((*s.valid_ways >> w) & 1u) != 0 && s.tag[w] == static_cast<u32>(line)) return (s.valid[w] >> sector) & 1u;
+    if (((s.valid_ways() >> w) & 1u) != 0 && s.tag()[w] == static_cast<u32>(line)) return (s.valid()[w] >> sector) & 1u;
   return false;
 }
 
@@ -322,7 +320,7 @@ i64 L2Cache::resident_sectors() const {
   i64 n = 0;
   for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    for (int w = 0; w < ways_; ++w) n += popc(s.valid[w]);
+    for (int w = 0; w < ways_; ++w) n += popc(s.valid()[w]);
   }
   return n * sampling_;
 }
@@ -355,7 +353,7 @@ u32 L2Cache::encode_ready(double t) const {
 void L2Cache::begin_kernel(double now) {
   for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    std::fill(s.ready, s.ready + ways_, 0u);
+    std::fill(s.ready(), s.ready() + ways_, 0u);
   }
   ready_base_ = now;
   for (auto& r : records_) r.fill_ready = std::min(r.fill_ready, now);
@@ -444,11 +442,14 @@ void L2Cache::release_all_owners() {
 void L2Cache::rebuild_records(double now) {
   for (i64 set = 0; any_owner_ && set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    for (u64 m = *s.owned_ways; m != 0; m &= m - 1) {
+    const u64 owned = s.owned_ways();
+    if (owned == 0) continue;
+    for (u64 m = owned; m != 0; m &= m - 1) {
       const int w = std::countr_zero(m);
-      s.stamp[w] = std::max(s.stamp[w], owner_stamp_[s.owner[w]]);
+      s.stamp()[w] = std::max(s.stamp()[w], owner_stamp_[s.owner()[w]]);
     }
-    *s.owned_ways = 0;
+    s.set_owned_ways(0);
+    if (s.compact) rebuild_order(s);
   }
   release_all_owners();
   std::vector<TileRecord> kept;
@@ -492,6 +493,11 @@ u64 match_ways(const u32* v, u32 value, int runtime_ways) {
   int w = 0;
 #if defined(__SSE2__)
   const __m128i wanted = _mm_set1_epi32(static_cast<int>(value));
+  if constexpr (W == 16) {  // four compares packed to 16 bytes, one mask
+    auto eq = [&](int k) { return _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + k)), wanted); };
+    const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(4)), _mm_packs_epi32(eq(8), eq(12)));
+    return static_cast<u64>(_mm_movemask_epi8(bytes));
+  }
   for (; w + 4 <= n; w += 4) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + w));
     match |= static_cast<u64>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, wanted)))) << w;
@@ -529,6 +535,61 @@ u32 lowest_value(const u32* v, int runtime_ways) {
   return lowest;
 }
 
+int popc16(u64 v) { return kPopcount[v & 0xffu] + kPopcount[(v >> 8) & 0xffu]; }
+
+// A 16-way set's LRU order as 16 nibbles: nibble k (k < n, n = valid ways) is
+// the way k-th from the least recently used end, sorted by (stamp, way), so the
+// victim of a full set is nibble 0 unless a tile record has raised its stamp.
+// Each function is a few shifts and masks.
+namespace order16 {
+constexpr u64 kOnes = 0x1111111111111111ull;
+inline unsigned at(u64 order, unsigned p) { return static_cast<unsigned>(order >> (4 * p)) & 15u; }
+inline u64 below(unsigned p) { return (u64{1} << (4 * p)) - 1; }  // p < 16
+// Removes the entry at p (< 16); the freed top nibble becomes 0.
+inline u64 remove_at(u64 order, unsigned p) { return (order & below(p)) | ((order >> 4) & ~below(p)); }
+// Inserts way w at p (< 16) into a list of fewer than 16 entries.
+inline u64 insert_at(u64 order, unsigned p, unsigned w) {
+  return (order & below(p)) | ((order & ~below(p)) << 4) | (u64{w} << (4 * p));
+}
+// Position of way w, which must be listed: the lowest zero nibble of order ^ w
+// (the borrow trick can only mark nibbles above the first zero).
+inline unsigned find(u64 order, unsigned w) {
+  const u64 x = order ^ (u64{w} * kOnes);
+  return static_cast<unsigned>(std::countr_zero((x - kOnes) & ~x & (kOnes << 3))) / 4;
+}
+// Inserts way w with stamp s into an n-entry list (n < 16), after every
+// (stamp, way) below (s, w): scanned from the most recently used end, where
+// new stamps go, or from the other end for a stamp below the newest (bip's
+// fills at stamp 0).
+u64 insert_sorted(u64 order, unsigned n, unsigned w, u32 s, const u32* stamp) {
+  unsigned p = n;
+  if (n != 0 && s < stamp[at(order, n - 1)]) {
+    p = 0;
+    while (p < n) {
+      const unsigned e = at(order, p);
+      if (stamp[e] > s || (stamp[e] == s && e > w)) break;
+      ++p;
+    }
+  } else {
+    while (p > 0) {
+      const unsigned e = at(order, p - 1);
+      if (stamp[e] < s || (stamp[e] == s && e < w)) break;
+      --p;
+    }
+  }
+  return insert_at(order, p, w);
+}
+// The same for the usual case, inline: s is at least every listed stamp, so
+// w goes last unless the last entry has the same stamp and a higher way.
+inline u64 insert_newest(u64 order, unsigned n, unsigned w, u32 s, const u32* stamp) {
+  if (n != 0) {
+    const unsigned e = at(order, n - 1);
+    if (stamp[e] > s || (stamp[e] == s && e > w)) return insert_sorted(order, n, w, s, stamp);
+  }
+  return order | (u64{w} << (4 * n));  // nibbles from n up are 0
+}
+}  // namespace order16
+
 // An empty way if there is one, else the first way with the lowest effective
 // stamp. An owned line's effective stamp is max(own stamp, owner's stamp) >=
 // its own stamp, so the lowest own stamp decides unless an owned way holding
@@ -554,6 +615,42 @@ int choose_victim(u64 valid_ways, u64 owned, const u32* stamp, const u32* owner,
 }
 
 }  // namespace
+
+void L2Cache::reorder(const SetView& s, int w) {
+  const unsigned n = static_cast<unsigned>(popc16(s.valid_ways()));
+  const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+  s.order() = order16::insert_sorted(order, n - 1, static_cast<unsigned>(w), s.stamp()[w], s.stamp());
+}
+
+bool L2Cache::lru_order_consistent() const {
+  if (ways_ != 16) return true;
+  for (i64 set = 0; set < stored_sets_; ++set) {
+    const SetView s = set_view(static_cast<u64>(set));
+    const u64 valid = s.valid_ways();
+    const unsigned n = static_cast<unsigned>(popc16(valid));
+    u64 seen = 0;
+    for (unsigned p = 0; p < n; ++p) {
+      const unsigned w = order16::at(s.order(), p);
+      seen |= u64{1} << w;
+      if (p > 0) {
+        const unsigned e = order16::at(s.order(), p - 1);
+        if (s.stamp()[e] > s.stamp()[w] || (s.stamp()[e] == s.stamp()[w] && e >= w)) return false;
+      }
+    }
+    if (seen != valid) return false;
+  }
+  return true;
+}
+
+void L2Cache::rebuild_order(const SetView& s) {
+  u64 order = 0;
+  unsigned n = 0;
+  for (u64 m = s.valid_ways(); m != 0; m &= m - 1) {
+    const unsigned w = static_cast<unsigned>(std::countr_zero(m));
+    order = order16::insert_sorted(order, n++, w, s.stamp()[w], s.stamp());
+  }
+  s.order() = order;
+}
 
 // Visits lines_ in address order: per line a hit (missing sectors fetched for
 // reads and reductions) or an allocation (write-allocate; the victim's dirty
@@ -619,38 +716,40 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) prefetch(lines[i + kAhead].set);
     if (owners && i + kOwnersAhead < n) {
-      const SetView ahead = set_view(block, lines[i + kOwnersAhead].set);
-      if (*ahead.owned_ways != 0) __builtin_prefetch(ahead.owner);
+      const SetView ahead = set_view_of<W>(block, lines[i + kOwnersAhead].set);
+      if (ahead.owned_ways() != 0) __builtin_prefetch(ahead.owner());
     }
     const LineRef l = lines[i];
     partition_mask |= 1u << (partitions_pow2 ? static_cast<unsigned>(l.set & (partitions - 1))
                                              : static_cast<unsigned>(l.set % partitions));
-    const SetView s = set_view(block, l.set);
+    const SetView s = set_view_of<W>(block, l.set);
     const unsigned mask = l.mask;
-    const u64 found = match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways;
+    const u64 valid_ways = s.valid_ways();
+    const u64 found = match_ways<W>(s.tag(), l.tag, n_ways) & valid_ways;
     int w;
     if (found != 0) {
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
       const u64 bit = u64{1} << w;
+      const u32 old_stamp = s.stamp()[w];
       if constexpr (Own) {
-        if ((*s.owned_ways & bit) != 0) {
-          const u32 o = s.owner[w];
-          s.stamp[w] = std::max(s.stamp[w], owner_stamp[o]);  // keep its effective stamp
+        if ((s.owned_ways() & bit) != 0) {
+          const u32 o = s.owner()[w];
+          s.stamp()[w] = std::max(s.stamp()[w], owner_stamp[o]);  // keep its effective stamp
           if (o != me) {
             records[owner_record[o]].valid = false;
             drop(o);
-            s.owner[w] = me;
+            s.owner()[w] = me;
             ++owner_lines[me];
           }
         } else {
-          s.owner[w] = me;
+          s.owner()[w] = me;
           ++owner_lines[me];
-          *s.owned_ways |= bit;
+          s.set_owned_ways(s.owned_ways() | bit);
         }
       }
-      pending = std::max(pending, s.ready[w]);
-      const unsigned valid = s.valid[w];
+      pending = std::max(pending, s.ready()[w]);
+      const unsigned valid = s.valid()[w];
       const unsigned missing = mask & ~valid;
       hits += popc(mask & valid);
       misses += popc(missing);
@@ -658,60 +757,92 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
         fetch += popc(missing);
         fills[filled++] = {l.set, w};
       }
-      s.valid[w] = static_cast<std::uint8_t>(valid | mask);
+      s.valid()[w] = static_cast<std::uint8_t>(valid | mask);
       if constexpr (writes) {
-        dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
-        if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
-        s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
-        if (s.tensor[w] != tensor) {
-          if ((*s.owned_ways & bit) != 0 && s.owner[w] != me) records[owner_record[s.owner[w]]].valid = false;
-          s.tensor[w] = tensor;
+        dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty()[w]));
+        if (s.dirty()[w] == 0) note_dirtied(l.set, l.tag, w);
+        s.dirty()[w] = static_cast<std::uint8_t>(s.dirty()[w] | mask);
+        if (s.tensor()[w] != tensor) {
+          if ((s.owned_ways() & bit) != 0 && s.owner()[w] != me) records[owner_record[s.owner()[w]]].valid = false;
+          s.tensor()[w] = tensor;
         }
       }
-      if (rule.hit_refreshes) s.stamp[w] = stamp;
+      if constexpr (W == 16) {
+        if (rule.hit_refreshes) {
+          if (old_stamp != stamp) {  // to the most recently used end
+            const unsigned n_valid = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
+            const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+            s.order() = order16::insert_newest(order, n_valid - 1, static_cast<unsigned>(w), stamp, s.stamp());
+            s.stamp()[w] = stamp;
+          }
+        } else if (s.stamp()[w] != old_stamp) {
+          reorder(s, w);
+        }
+      } else if (rule.hit_refreshes) {
+        s.stamp()[w] = stamp;
+      }
     } else {
       // Line absent: allocate (write-allocate; reads and reductions fetch).
-      w = choose_victim<W>(*s.valid_ways, *s.owned_ways, s.stamp, s.owner, all_ways, owner_stamp, n_ways);
+      unsigned listed = 0;  // 16 ways: entries left in the LRU order
+      if constexpr (W == 16) {
+        if (valid_ways != 0xffffu) {
+          w = std::countr_zero(~valid_ways);
+          listed = static_cast<unsigned>(popc16(valid_ways));
+        } else {
+          // The least recently used way, unless a tile record raised its stamp.
+          const u64 order = s.order();
+          w = static_cast<int>(order & 15u);
+          if (((s.owned_ways() >> w) & 1u) != 0 && owner_stamp[s.owner()[w]] > s.stamp()[w])
+            w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
+          s.order() = w == static_cast<int>(order & 15u) ? order >> 4
+                                                          : order16::remove_at(order, order16::find(order, static_cast<unsigned>(w)));
+          listed = 15;
+        }
+      } else {
+        w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
+      }
       const u64 bit = u64{1} << w;
-      if ((*s.valid_ways & bit) != 0) {
-        if (const unsigned dirty = s.dirty[w]; dirty != 0) {
+      if ((valid_ways & bit) != 0) {
+        if (const unsigned dirty = s.dirty()[w]; dirty != 0) {
           const int d = popc(dirty);
           writeback += d;
           dirty_delta -= d;
-          tensor_counts[s.tensor[w]].writeback_sectors += d;
+          tensor_counts[s.tensor()[w]].writeback_sectors += d;
         }
-        if ((*s.owned_ways & bit) != 0) {
-          const u32 o = s.owner[w];
+        if ((s.owned_ways() & bit) != 0) {
+          const u32 o = s.owner()[w];
           records[owner_record[o]].valid = false;
           evicted_own |= o == me;
           drop(o);
         }
       }
-      s.tag[w] = l.tag;
-      s.valid[w] = static_cast<std::uint8_t>(mask);
-      s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+      s.tag()[w] = l.tag;
+      s.valid()[w] = static_cast<std::uint8_t>(mask);
+      s.dirty()[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
       if constexpr (writes) {
         dirty_delta += popc(mask);
         note_dirtied(l.set, l.tag, w);
       }
-      s.stamp[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
-      *s.valid_ways |= bit;
+      s.stamp()[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
+      if constexpr (W == 16)
+        s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), s.stamp()[w], s.stamp());
+      s.set_valid_ways(valid_ways | bit);
       if constexpr (Own) {
-        s.owner[w] = me;
+        s.owner()[w] = me;
         ++owner_lines[me];
-        *s.owned_ways |= bit;
+        s.set_owned_ways(s.owned_ways() | bit);
       } else {
-        *s.owned_ways &= ~bit;
+        s.set_owned_ways(s.owned_ways() & ~bit);
       }
-      s.tensor[w] = tensor;
-      s.ready[w] = 0;
+      s.tensor()[w] = tensor;
+      s.ready()[w] = 0;
       misses += popc(mask);
       if constexpr (reads) {
         fetch += popc(mask);
         fills[filled++] = {l.set, w};
       }
     }
-    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(s.dirty[w]) & mask) == mask;
+    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(s.dirty()[w]) & mask) == mask;
   }
   v.hits += hits;
   v.misses += misses;
@@ -722,6 +853,143 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   v.evicted_own = v.evicted_own || evicted_own;
   v.all_dirty = v.all_dirty && all_dirty;
   dirty_sectors_ += dirty_delta;
+  fill_count_ = filled;
+  counters_.line_visits += static_cast<i64>(n);
+}
+
+// visit_lines for 16-way sets under LRU when the tile takes no ownership
+// (streaming tiles, first requests): the same per-line work with the set
+// layout known, the victim from the LRU order, and only the counts such a
+// visit can change kept live (for reads and reductions every missing sector
+// is fetched, so fetches equal misses; the line loop pads lines_ so the
+// look-ahead needs no bound checks).
+template <trace::AccessKind K>
+void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
+  constexpr bool reads = K != trace::AccessKind::Write;
+  constexpr bool writes = K != trace::AccessKind::Read;
+  constexpr size_t kAhead = 16, kOwnersAhead = 8, kStride = kCompactStride;
+  const LineRef* const lines = lines_.data();
+  const size_t n = line_count_;
+  if (fills_.size() < n) fills_.resize(n);
+  Fill* const fills = fills_.data();
+  TileRecord* const records = records_.data();
+  const u32* const owner_stamp = owner_stamp_.data();
+  const u32* const owner_record = owner_record_.data();
+  u32* const owner_lines = owner_lines_.data();
+  L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
+  std::byte* const block = block_->data_;
+  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
+  const u32 now = v.stamp;
+  const u64 partition_bits = static_cast<u64>(geometry_.partitions) - 1;
+  const bool owners = any_owner_, limited = limited_;
+  i64 hits = 0, misses = 0, writeback = 0, dirty_delta = 0;
+  u32 pending = 0;  // encoded: the latest fill over present lines
+  unsigned partition_mask = 0;
+  size_t filled = 0;
+  auto prefetch = [&](u64 set) {  // meta, tags, stamps, fill times
+    const std::byte* b = block + set * kStride;
+    __builtin_prefetch(b, 1);
+    __builtin_prefetch(b + 64, 1);
+    __builtin_prefetch(b + 128, 1);
+    __builtin_prefetch(b + 192, 1);
+  };
+  for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
+  for (size_t i = 0; i < n; ++i) {
+    prefetch(lines[i + kAhead].set);
+    if (owners) {  // a set's owners, once its meta has arrived
+      const std::byte* ahead = block + lines[i + kOwnersAhead].set * kStride;
+      if (*reinterpret_cast<const std::uint16_t*>(ahead + 10) != 0) __builtin_prefetch(ahead + 256);
+    }
+    const LineRef l = lines[i];
+    partition_mask |= 1u << (l.set & partition_bits);
+    const SetView s = set_view_of<16>(block, l.set);
+    std::uint8_t* const valid = s.valid();
+    std::uint8_t* const dirty = s.dirty();
+    u32* const stamp = s.stamp();
+    const unsigned mask = l.mask;
+    const u64 valid_ways = s.valid_ways();
+    const u64 found = match_ways<16>(s.tag(), l.tag, 16) & valid_ways;
+    if (found != 0) {
+      // Line present: the sectors it lacks are misses.
+      const int w = std::countr_zero(found);
+      pending = std::max(pending, s.ready()[w]);
+      const unsigned had = valid[w];
+      const unsigned missing = mask & ~had;
+      hits += popc(mask & had);
+      if (missing != 0) {
+        misses += popc(missing);
+        if (reads) fills[filled++] = {l.set, w};
+      }
+      valid[w] = static_cast<std::uint8_t>(had | mask);
+      if constexpr (writes) {
+        const unsigned was = dirty[w];
+        dirty_delta += popc(mask & ~was);
+        if (was == 0 && limited) note_dirtied(l.set, l.tag, w);
+        dirty[w] = static_cast<std::uint8_t>(was | mask);
+        if (s.tensor()[w] != tensor) {
+          if (((s.owned_ways() >> w) & 1u) != 0) records[owner_record[s.owner()[w]]].valid = false;
+          s.tensor()[w] = tensor;
+        }
+      }
+      if (stamp[w] != now) {  // to the most recently used end
+        const unsigned n_valid = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
+        const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+        s.order() = order16::insert_newest(order, n_valid - 1, static_cast<unsigned>(w), now, stamp);
+        stamp[w] = now;
+      }
+      continue;
+    }
+    // Line absent: allocate (write-allocate; reads and reductions fetch).
+    int w;
+    unsigned listed;  // entries left in the LRU order
+    u64 owned = s.owned_ways();
+    if (valid_ways != 0xffffu) {
+      w = std::countr_zero(~valid_ways);
+      listed = static_cast<unsigned>(popc16(valid_ways));
+    } else {
+      // The least recently used way, unless a tile record raised its stamp.
+      const u64 order = s.order();
+      w = static_cast<int>(order & 15u);
+      if (((owned >> w) & 1u) != 0 && owner_stamp[s.owner()[w]] > stamp[w])
+        w = choose_victim<16>(valid_ways, owned, stamp, s.owner(), all_ways_, owner_stamp, 16);
+      s.order() = w == static_cast<int>(order & 15u)
+                      ? order >> 4
+                      : order16::remove_at(order, order16::find(order, static_cast<unsigned>(w)));
+      listed = 15;
+      if (const unsigned d = dirty[w]; d != 0) {
+        writeback += popc(d);
+        tensor_counts[s.tensor()[w]].writeback_sectors += popc(d);
+      }
+      if (((owned >> w) & 1u) != 0) {
+        const u32 o = s.owner()[w];
+        records[owner_record[o]].valid = false;
+        if (--owner_lines[o] == 0) released_.push_back(o);
+        owned &= ~(u64{1} << w);
+        s.set_owned_ways(owned);
+      }
+    }
+    s.tag()[w] = l.tag;
+    valid[w] = static_cast<std::uint8_t>(mask);
+    if constexpr (writes) {
+      dirty_delta += popc(mask);
+      if (limited) note_dirtied(l.set, l.tag, w);
+    }
+    dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+    s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), now, stamp);
+    stamp[w] = now;
+    s.set_valid_ways(valid_ways | (u64{1} << w));
+    s.tensor()[w] = tensor;
+    s.ready()[w] = 0;
+    misses += popc(mask);
+    if (reads) fills[filled++] = {l.set, w};
+  }
+  v.hits += hits;
+  v.misses += misses;
+  if (reads) v.fetch += misses;
+  v.writeback += writeback;
+  v.pending = std::max(v.pending, decode_ready(pending));
+  v.partition_mask |= partition_mask;
+  dirty_sectors_ += dirty_delta - writeback;
   fill_count_ = filled;
   counters_.line_visits += static_cast<i64>(n);
 }
@@ -747,13 +1015,16 @@ void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) prefetch(lines[i + kAhead].set);
     const LineRef l = lines[i];
-    const SetView s = set_view(block, l.set);
-    const int w = std::countr_zero(match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways);
-    dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty[w]));
-    if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
-    s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | l.mask);
-    s.tensor[w] = tensor;
-    if (refresh) s.stamp[w] = stamp;  // the newest stamp: max(own, owner's) is this
+    const SetView s = set_view_of<W>(block, l.set);
+    const int w = std::countr_zero(match_ways<W>(s.tag(), l.tag, n_ways) & s.valid_ways());
+    dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty()[w]));
+    if (s.dirty()[w] == 0) note_dirtied(l.set, l.tag, w);
+    s.dirty()[w] = static_cast<std::uint8_t>(s.dirty()[w] | l.mask);
+    s.tensor()[w] = tensor;
+    if (refresh && s.stamp()[w] != stamp) {
+      s.stamp()[w] = stamp;  // the newest stamp: max(own, owner's) is this
+      if constexpr (W == 16) reorder(s, w);
+    }
   }
   dirty_sectors_ += dirty_delta;
   counters_.dirty_mark_visits += static_cast<i64>(n);
@@ -784,6 +1055,10 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit&
 void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (sampling_ > 1) gather_lines<true>(a);
   else gather_lines<false>(a);
+  // Look-ahead padding for the line loops: set 0, harmless to prefetch.
+  if (lines_.size() < line_count_ + kLinePad) lines_.resize(line_count_ + kLinePad);
+  std::fill(lines_.begin() + static_cast<std::ptrdiff_t>(line_count_),
+            lines_.begin() + static_cast<std::ptrdiff_t>(line_count_ + kLinePad), LineRef{0, 0, 0});
 }
 
 template <bool Sampled>
@@ -794,7 +1069,7 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (a.row_bytes <= 0) return;
   const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
   const u64 per_row = static_cast<u64>(a.row_bytes) / line_bytes + 2;
-  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows));
+  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows)) + kLinePad;  // and the padding
   if (lines_.size() < bound) lines_.resize(bound);
   LineRef* out = lines_.data();
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
@@ -986,12 +1261,12 @@ i64 L2Cache::write_back_excess() {
     const DirtyLine d = dirty_order_.front();
     dirty_order_.pop_front();
     const SetView s = set_view(d.set);
-    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0) continue;
-    const int n = popc(s.dirty[d.way]);
+    if (((s.valid_ways() >> d.way) & 1u) == 0 || s.tag()[d.way] != d.tag || s.dirty()[d.way] == 0) continue;
+    const int n = popc(s.dirty()[d.way]);
     sectors += n;
-    tensor_counts[s.tensor[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
-    s.dirty[d.way] = 0;
-    if (((*s.owned_ways >> d.way) & 1u) != 0) records_[owner_record_[s.owner[d.way]]].all_dirty = false;
+    tensor_counts[s.tensor()[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
+    s.dirty()[d.way] = 0;
+    if (((s.owned_ways() >> d.way) & 1u) != 0) records_[owner_record_[s.owner()[d.way]]].all_dirty = false;
   }
   dirty_sectors_ -= sectors;
   return sectors * sampling_;
@@ -1006,7 +1281,7 @@ void L2Cache::compact_dirty_order() {
   for (const DirtyLine& d : dirty_order_) {
     const SetView s = set_view(d.set);
     const size_t at = static_cast<size_t>(d.set) * static_cast<size_t>(ways_) + static_cast<size_t>(d.way);
-    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0 || kept[at]) continue;
+    if (((s.valid_ways() >> d.way) & 1u) == 0 || s.tag()[d.way] != d.tag || s.dirty()[d.way] == 0 || kept[at]) continue;
     kept[at] = true;
     live.push_back(d);
   }
@@ -1080,8 +1355,17 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (ways_ == 16) visit_lines(a, rid, own, v, Ways<16>{16});
-  else visit_lines(a, rid, own, v, Ways<0>{ways_});
+  if (streams_fast(own)) {
+    switch (a.kind) {
+      case trace::AccessKind::Read: visit16<trace::AccessKind::Read>(a, v); break;
+      case trace::AccessKind::Write: visit16<trace::AccessKind::Write>(a, v); break;
+      case trace::AccessKind::ReduceAdd: visit16<trace::AccessKind::ReduceAdd>(a, v); break;
+    }
+  } else if (ways_ == 16) {
+    visit_lines(a, rid, own, v, Ways<16>{16});
+  } else {
+    visit_lines(a, rid, own, v, Ways<0>{ways_});
+  }
   const i64 sampled_sectors = v.hits + v.misses;
   if (sampling_ > 1) estimate_from_sample(a, v, sampled_sectors);
   rec = &records_[rid];
@@ -1177,9 +1461,9 @@ void L2Cache::complete(double fill_ready, double data_ready) {
       const Fill& f = fills_[i];
       const SetView s = set_view(f.set);
       // A line's data is ready when its last outstanding fill is (a new line starts at 0).
-      s.ready[f.way] = std::max(s.ready[f.way], encoded);
-      if (((*s.owned_ways >> f.way) & 1u) != 0) {
-        TileRecord& r = records_[owner_record_[s.owner[f.way]]];
+      s.ready()[f.way] = std::max(s.ready()[f.way], encoded);
+      if (((s.owned_ways() >> f.way) & 1u) != 0) {
+        TileRecord& r = records_[owner_record_[s.owner()[f.way]]];
         r.fill_ready = std::max(r.fill_ready, decode_ready(encoded));
       }
     }

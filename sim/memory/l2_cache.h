@@ -200,6 +200,9 @@ class L2Cache {
   // scaled here.
   L2Counters counters() const;
   const L2Geometry& geometry() const { return geometry_; }
+  // For tests: every 16-way set's LRU order lists exactly its valid ways,
+  // sorted by (stamp, way).
+  bool lru_order_consistent() const;
   std::string_view policy_name() const { return policy_->name(); }
 
  private:
@@ -207,19 +210,42 @@ class L2Cache {
   struct Visit;
   template <int W>
   struct Ways;  // associativity, at compile time where known
-  // One set's line state. Each set's fields sit together in one block (tags,
-  // stamps, fill times, owners, sector bits, tensors), so a lookup touches a
-  // few adjacent host cache lines instead of one page per field.
+  // One set's line state. Each set's fields sit together in one block (a
+  // 16-byte header, sector bits and tensors, then tags, stamps, fill times and
+  // owners), so a lookup touches a few adjacent host cache lines instead of one
+  // page per field. The header of a 16-way set (every profile's) is compact:
+  // the ways' LRU order (see order16 in l2_cache.cpp), then 16-bit valid and
+  // owned masks; other associativities keep two 64-bit masks.
   struct SetView {
-    u64* valid_ways;  // bit per way holding a line
-    u64* owned_ways;  // bit per way whose line a tile record owns
-    u32* tag;     // low 32 bits of the line index (the high bits are common to the run)
-    u32* stamp;   // recency
-    u32* ready;   // fill completion, cycles after ready_base_ (0 = none pending)
-    u32* owner;   // owner id of the tile record owning the line (only where owned_ways says so)
-    std::uint8_t* valid;
-    std::uint8_t* dirty;
-    std::uint8_t* tensor;  // tensor of the last filler or writer (file tensors are < 256)
+    std::byte* head;
+    size_t ways;   // 16 when compact
+    size_t meta;   // bytes before the tags (64 when compact)
+    bool compact;  // 16-way header
+    std::uint8_t* valid() const { return reinterpret_cast<std::uint8_t*>(head + 16); }
+    std::uint8_t* dirty() const { return valid() + ways; }
+    std::uint8_t* tensor() const { return dirty() + ways; }  // of the last filler or writer (file tensors are < 256)
+    u32* tag() const { return reinterpret_cast<u32*>(head + meta); }  // low 32 bits of the line index
+    u32* stamp() const { return tag() + ways; }                       // recency
+    u32* ready() const { return stamp() + ways; }  // fill completion, cycles after ready_base_ (0 = none pending)
+    u32* owner() const { return ready() + ways; }  // owner id of the record owning the line (where owned_ways says so)
+    // Bit per way holding a line, and per way whose line a tile record owns.
+    u64 valid_ways() const {
+      return compact ? *reinterpret_cast<const std::uint16_t*>(head + 8) : *reinterpret_cast<const u64*>(head);
+    }
+    u64 owned_ways() const {
+      return compact ? *reinterpret_cast<const std::uint16_t*>(head + 10) : *reinterpret_cast<const u64*>(head + 8);
+    }
+    void set_valid_ways(u64 m) const {
+      if (compact) *reinterpret_cast<std::uint16_t*>(head + 8) = static_cast<std::uint16_t>(m);
+      else *reinterpret_cast<u64*>(head) = m;
+    }
+    void set_owned_ways(u64 m) const {
+      if (compact) *reinterpret_cast<std::uint16_t*>(head + 10) = static_cast<std::uint16_t>(m);
+      else *reinterpret_cast<u64*>(head + 8) = m;
+    }
+    // 16 ways only: nibble k is the valid way k-th from the least recently
+    // used end, sorted by (stamp, way); popcount(valid_ways) entries.
+    u64& order() const { return *reinterpret_cast<u64*>(head); }
   };
   // A (row, line) pair of a request: its set, tag and requested sectors.
   struct LineRef {
@@ -229,6 +255,12 @@ class L2Cache {
   };
   SetView set_view(u64 set) const;
   SetView set_view(std::byte* block, u64 set) const;
+  // The same, with the layout known at compile time (W = 16: compact; 0: any other).
+  template <int W>
+  SetView set_view_of(std::byte* block, u64 set) const;
+  // Repositions way w in a compact set's LRU order after its stamp changed.
+  static void reorder(const SetView& s, int w);
+  static void rebuild_order(const SetView& s);
   u64 set_of(u64 line) const;
   // Set sampling: whether a (full) set index is simulated, and its index in
   // the stored sets (the partition bits stay the low bits).
@@ -271,6 +303,11 @@ class L2Cache {
   void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
   template <int W, trace::AccessKind K, bool Own>
   void visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways);
+  // The common case of visit_lines, specialised: 16 ways, LRU, a power-of-two
+  // partition count, no ownership taken.
+  bool streams_fast(bool own) const { return ways_ == 16 && !own && lru_ && partitions_pow2_; }
+  template <trace::AccessKind K>
+  void visit16(const trace::RangeAccess& a, Visit& v);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
@@ -280,6 +317,8 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
+  bool lru_ = false;              // the policy is lru
+  bool partitions_pow2_ = false;
   i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
   i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
   i64 sampling_ = 1;
@@ -298,6 +337,7 @@ class L2Cache {
 
   struct Block;
   std::unique_ptr<Block> block_;  // all sets' line state
+  static constexpr size_t kCompactStride = 320;  // bytes per 16-way set
   size_t set_stride_ = 0;         // bytes per set
   size_t meta_bytes_ = 0;         // bytes before the tags
   size_t prefetch_bytes_ = 0;     // bytes of a set a lookup touches (all but the owners)
@@ -318,7 +358,8 @@ class L2Cache {
   };
   std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
   size_t fill_count_ = 0;
-  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_
+  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_, then kLinePad of padding
+  static constexpr size_t kLinePad = 16;
   size_t line_count_ = 0;
   i64 request_sectors_ = 0;     // sectors of the current access (all lines, sampled or not)
   unsigned request_partitions_ = 0;  // set sampling: partitions of a few of its lines, computed exactly
