@@ -188,8 +188,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
-  lru_ = options_.replacement == "lru";
-  partitions_pow2_ = is_pow2(geometry_.partitions);
+  fast16_ = geometry_.ways == 16 && options_.replacement == "lru" && is_pow2(geometry_.partitions);
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   sampling_ = options_.set_sampling;
@@ -558,26 +557,16 @@ inline unsigned find(u64 order, unsigned w) {
   return static_cast<unsigned>(std::countr_zero((x - kOnes) & ~x & (kOnes << 3))) / 4;
 }
 // Inserts way w with stamp s into an n-entry list (n < 16), after every
-// (stamp, way) below (s, w): scanned from the most recently used end, where
-// new stamps go, or from the other end for a stamp below the newest (bip's
-// fills at stamp 0).
+// (stamp, way) below (s, w): a binary search over the positions.
 u64 insert_sorted(u64 order, unsigned n, unsigned w, u32 s, const u32* stamp) {
-  unsigned p = n;
-  if (n != 0 && s < stamp[at(order, n - 1)]) {
-    p = 0;
-    while (p < n) {
-      const unsigned e = at(order, p);
-      if (stamp[e] > s || (stamp[e] == s && e > w)) break;
-      ++p;
-    }
-  } else {
-    while (p > 0) {
-      const unsigned e = at(order, p - 1);
-      if (stamp[e] < s || (stamp[e] == s && e < w)) break;
-      --p;
-    }
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) / 2;
+    const unsigned e = at(order, mid);
+    if (stamp[e] < s || (stamp[e] == s && e < w)) lo = mid + 1;
+    else hi = mid;
   }
-  return insert_at(order, p, w);
+  return insert_at(order, lo, w);
 }
 // The same for the usual case, inline: s is at least every listed stamp, so
 // w goes last unless the last entry has the same stamp and a higher way.
@@ -615,6 +604,15 @@ int choose_victim(u64 valid_ways, u64 owned, const u32* stamp, const u32* owner,
 }
 
 }  // namespace
+
+// Gives way w the newest stamp and moves it to the most recently used end.
+[[gnu::always_inline]] inline void L2Cache::make_newest(const SetView& s, int w, u32 now) {
+  const u64 valid_ways = s.valid_ways();
+  const unsigned n = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
+  const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+  s.order() = order16::insert_newest(order, n - 1, static_cast<unsigned>(w), now, s.stamp());
+  s.stamp()[w] = now;
+}
 
 void L2Cache::reorder(const SetView& s, int w) {
   const unsigned n = static_cast<unsigned>(popc16(s.valid_ways()));
@@ -769,12 +767,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       }
       if constexpr (W == 16) {
         if (rule.hit_refreshes) {
-          if (old_stamp != stamp) {  // to the most recently used end
-            const unsigned n_valid = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
-            const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
-            s.order() = order16::insert_newest(order, n_valid - 1, static_cast<unsigned>(w), stamp, s.stamp());
-            s.stamp()[w] = stamp;
-          }
+          if (old_stamp != stamp) make_newest(s, w, stamp);
         } else if (s.stamp()[w] != old_stamp) {
           reorder(s, w);
         }
@@ -789,13 +782,8 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
           w = std::countr_zero(~valid_ways);
           listed = static_cast<unsigned>(popc16(valid_ways));
         } else {
-          // The least recently used way, unless a tile record raised its stamp.
-          const u64 order = s.order();
-          w = static_cast<int>(order & 15u);
-          if (((s.owned_ways() >> w) & 1u) != 0 && owner_stamp[s.owner()[w]] > s.stamp()[w])
-            w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
-          s.order() = w == static_cast<int>(order & 15u) ? order >> 4
-                                                          : order16::remove_at(order, order16::find(order, static_cast<unsigned>(w)));
+          w = victim16(s);
+          s.order() >>= 4;  // the victim is the least recently used way
           listed = 15;
         }
       } else {
@@ -857,14 +845,31 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   counters_.line_visits += static_cast<i64>(n);
 }
 
-// visit_lines for 16-way sets under LRU when the tile takes no ownership
-// (streaming tiles, first requests): the same per-line work with the set
-// layout known, the victim from the LRU order, and only the counts such a
-// visit can change kept live (for reads and reductions every missing sector
-// is fetched, so fetches equal misses; the line loop pads lines_ so the
-// look-ahead needs no bound checks).
-template <trace::AccessKind K>
-void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
+// A full 16-way set's victim (victim16): the least recently used way by own stamp,
+// unless a tile record has raised that way's stamp (a line's stamp is
+// max(own, owner's)). Then every owned way takes its effective stamp as its
+// own (the same order, as owner stamps only grow until they are folded into
+// the lines) and moves to its place in the LRU order, which is then exact.
+int L2Cache::fold_raised_stamps(const SetView& s) {
+  for (u64 m = s.owned_ways(); m != 0; m &= m - 1) {
+    const int o = std::countr_zero(m);
+    const u32 raised = owner_stamp_[s.owner()[o]];
+    if (raised > s.stamp()[o]) {
+      s.stamp()[o] = raised;
+      reorder(s, o);
+    }
+  }
+  return static_cast<int>(s.order() & 15u);
+}
+
+// visit_lines for 16-way sets under LRU with a power-of-two partition count
+// (every profile's default): the same per-line work with the set layout
+// known, the victim from the LRU order, and only the counts a visit can
+// change kept live (for reads and reductions every missing sector is
+// fetched, so fetches equal misses). The line loop's look-ahead runs into
+// lines_'s padding, so it needs no bound checks.
+template <trace::AccessKind K, bool Own>
+void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
   constexpr bool writes = K != trace::AccessKind::Read;
   constexpr size_t kAhead = 16, kOwnersAhead = 8, kStride = kCompactStride;
@@ -876,6 +881,10 @@ void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
   const u32* const owner_stamp = owner_stamp_.data();
   const u32* const owner_record = owner_record_.data();
   u32* const owner_lines = owner_lines_.data();
+  const u32 me = Own ? records_[rec].owner_id : 0;  // this tile's owner id
+  auto drop = [&](u32 o) {  // a line leaves owner o
+    if (--owner_lines[o] == 0) released_.push_back(o);
+  };
   L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
   std::byte* const block = block_->data_;
   const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
@@ -886,6 +895,7 @@ void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
   u32 pending = 0;  // encoded: the latest fill over present lines
   unsigned partition_mask = 0;
   size_t filled = 0;
+  bool evicted_own = false, all_dirty = true;
   auto prefetch = [&](u64 set) {  // meta, tags, stamps, fill times
     const std::byte* b = block + set * kStride;
     __builtin_prefetch(b, 1);
@@ -909,9 +919,28 @@ void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
     const unsigned mask = l.mask;
     const u64 valid_ways = s.valid_ways();
     const u64 found = match_ways<16>(s.tag(), l.tag, 16) & valid_ways;
+    int w;
     if (found != 0) {
       // Line present: the sectors it lacks are misses.
-      const int w = std::countr_zero(found);
+      w = std::countr_zero(found);
+      const u64 bit = u64{1} << w;
+      if constexpr (Own) {
+        const u64 owned = s.owned_ways();
+        if ((owned & bit) != 0) {
+          const u32 o = s.owner()[w];
+          stamp[w] = std::max(stamp[w], owner_stamp[o]);  // its effective stamp (refreshed below)
+          if (o != me) {
+            records[owner_record[o]].valid = false;
+            drop(o);
+            s.owner()[w] = me;
+            ++owner_lines[me];
+          }
+        } else {
+          s.owner()[w] = me;
+          ++owner_lines[me];
+          s.set_owned_ways(owned | bit);
+        }
+      }
       pending = std::max(pending, s.ready()[w]);
       const unsigned had = valid[w];
       const unsigned missing = mask & ~had;
@@ -926,62 +955,56 @@ void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
         dirty_delta += popc(mask & ~was);
         if (was == 0 && limited) note_dirtied(l.set, l.tag, w);
         dirty[w] = static_cast<std::uint8_t>(was | mask);
-        if (s.tensor()[w] != tensor) {
-          if (((s.owned_ways() >> w) & 1u) != 0) records[owner_record[s.owner()[w]]].valid = false;
+        if (s.tensor()[w] != tensor) {  // (an owned line is this tile's by now when Own)
+          if (!Own && ((s.owned_ways() >> w) & 1u) != 0) records[owner_record[s.owner()[w]]].valid = false;
           s.tensor()[w] = tensor;
         }
       }
-      if (stamp[w] != now) {  // to the most recently used end
-        const unsigned n_valid = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
-        const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
-        s.order() = order16::insert_newest(order, n_valid - 1, static_cast<unsigned>(w), now, stamp);
-        stamp[w] = now;
-      }
-      continue;
-    }
-    // Line absent: allocate (write-allocate; reads and reductions fetch).
-    int w;
-    unsigned listed;  // entries left in the LRU order
-    u64 owned = s.owned_ways();
-    if (valid_ways != 0xffffu) {
-      w = std::countr_zero(~valid_ways);
-      listed = static_cast<unsigned>(popc16(valid_ways));
+      if (stamp[w] != now) make_newest(s, w, now);
     } else {
-      // The least recently used way, unless a tile record raised its stamp.
-      const u64 order = s.order();
-      w = static_cast<int>(order & 15u);
-      if (((owned >> w) & 1u) != 0 && owner_stamp[s.owner()[w]] > stamp[w])
-        w = choose_victim<16>(valid_ways, owned, stamp, s.owner(), all_ways_, owner_stamp, 16);
-      s.order() = w == static_cast<int>(order & 15u)
-                      ? order >> 4
-                      : order16::remove_at(order, order16::find(order, static_cast<unsigned>(w)));
-      listed = 15;
-      if (const unsigned d = dirty[w]; d != 0) {
-        writeback += popc(d);
-        tensor_counts[s.tensor()[w]].writeback_sectors += popc(d);
+      // Line absent: allocate (write-allocate; reads and reductions fetch).
+      unsigned listed;  // entries left in the LRU order
+      if (valid_ways != 0xffffu) {
+        w = std::countr_zero(~valid_ways);
+        listed = static_cast<unsigned>(popc16(valid_ways));
+      } else {
+        w = victim16(s);
+        const u64 order = s.order();
+        s.order() = order >> 4;  // the victim is the least recently used way
+        listed = 15;
+        if (const unsigned d = dirty[w]; d != 0) {
+          writeback += popc(d);
+          tensor_counts[s.tensor()[w]].writeback_sectors += popc(d);
+        }
+        if (const u64 owned = s.owned_ways(); ((owned >> w) & 1u) != 0) {
+          const u32 o = s.owner()[w];
+          records[owner_record[o]].valid = false;
+          evicted_own |= Own && o == me;
+          drop(o);
+          if (!Own) s.set_owned_ways(owned & ~(u64{1} << w));
+        }
       }
-      if (((owned >> w) & 1u) != 0) {
-        const u32 o = s.owner()[w];
-        records[owner_record[o]].valid = false;
-        if (--owner_lines[o] == 0) released_.push_back(o);
-        owned &= ~(u64{1} << w);
-        s.set_owned_ways(owned);
+      s.tag()[w] = l.tag;
+      valid[w] = static_cast<std::uint8_t>(mask);
+      if constexpr (writes) {
+        dirty_delta += popc(mask);
+        if (limited) note_dirtied(l.set, l.tag, w);
       }
+      dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+      s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), now, stamp);
+      stamp[w] = now;
+      s.set_valid_ways(valid_ways | (u64{1} << w));
+      if constexpr (Own) {
+        s.owner()[w] = me;
+        ++owner_lines[me];
+        s.set_owned_ways(s.owned_ways() | (u64{1} << w));
+      }
+      s.tensor()[w] = tensor;
+      s.ready()[w] = 0;
+      misses += popc(mask);
+      if (reads) fills[filled++] = {l.set, w};
     }
-    s.tag()[w] = l.tag;
-    valid[w] = static_cast<std::uint8_t>(mask);
-    if constexpr (writes) {
-      dirty_delta += popc(mask);
-      if (limited) note_dirtied(l.set, l.tag, w);
-    }
-    dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
-    s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), now, stamp);
-    stamp[w] = now;
-    s.set_valid_ways(valid_ways | (u64{1} << w));
-    s.tensor()[w] = tensor;
-    s.ready()[w] = 0;
-    misses += popc(mask);
-    if (reads) fills[filled++] = {l.set, w};
+    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(dirty[w]) & mask) == mask;
   }
   v.hits += hits;
   v.misses += misses;
@@ -989,6 +1012,8 @@ void L2Cache::visit16(const trace::RangeAccess& a, Visit& v) {
   v.writeback += writeback;
   v.pending = std::max(v.pending, decode_ready(pending));
   v.partition_mask |= partition_mask;
+  v.evicted_own = v.evicted_own || evicted_own;
+  v.all_dirty = v.all_dirty && all_dirty;
   dirty_sectors_ += dirty_delta - writeback;
   fill_count_ = filled;
   counters_.line_visits += static_cast<i64>(n);
@@ -1021,9 +1046,9 @@ void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
     if (s.dirty()[w] == 0) note_dirtied(l.set, l.tag, w);
     s.dirty()[w] = static_cast<std::uint8_t>(s.dirty()[w] | l.mask);
     s.tensor()[w] = tensor;
-    if (refresh && s.stamp()[w] != stamp) {
-      s.stamp()[w] = stamp;  // the newest stamp: max(own, owner's) is this
-      if constexpr (W == 16) reorder(s, w);
+    if (refresh && s.stamp()[w] != stamp) {  // the newest stamp: max(own, owner's) is this
+      if constexpr (W == 16) make_newest(s, w, stamp);
+      else s.stamp()[w] = stamp;
     }
   }
   dirty_sectors_ += dirty_delta;
@@ -1355,11 +1380,14 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (streams_fast(own)) {
+  if (fast16_) {
+    using trace::AccessKind;
     switch (a.kind) {
-      case trace::AccessKind::Read: visit16<trace::AccessKind::Read>(a, v); break;
-      case trace::AccessKind::Write: visit16<trace::AccessKind::Write>(a, v); break;
-      case trace::AccessKind::ReduceAdd: visit16<trace::AccessKind::ReduceAdd>(a, v); break;
+      case AccessKind::Read: own ? visit16<AccessKind::Read, true>(a, rid, v) : visit16<AccessKind::Read, false>(a, rid, v); break;
+      case AccessKind::Write: own ? visit16<AccessKind::Write, true>(a, rid, v) : visit16<AccessKind::Write, false>(a, rid, v); break;
+      case AccessKind::ReduceAdd:
+        own ? visit16<AccessKind::ReduceAdd, true>(a, rid, v) : visit16<AccessKind::ReduceAdd, false>(a, rid, v);
+        break;
     }
   } else if (ways_ == 16) {
     visit_lines(a, rid, own, v, Ways<16>{16});

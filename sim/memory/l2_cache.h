@@ -260,6 +260,7 @@ class L2Cache {
   SetView set_view_of(std::byte* block, u64 set) const;
   // Repositions way w in a compact set's LRU order after its stamp changed.
   static void reorder(const SetView& s, int w);
+  static void make_newest(const SetView& s, int w, u32 now);
   static void rebuild_order(const SetView& s);
   u64 set_of(u64 line) const;
   // Set sampling: whether a (full) set index is simulated, and its index in
@@ -303,11 +304,16 @@ class L2Cache {
   void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
   template <int W, trace::AccessKind K, bool Own>
   void visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways);
-  // The common case of visit_lines, specialised: 16 ways, LRU, a power-of-two
-  // partition count, no ownership taken.
-  bool streams_fast(bool own) const { return ways_ == 16 && !own && lru_ && partitions_pow2_; }
-  template <trace::AccessKind K>
-  void visit16(const trace::RangeAccess& a, Visit& v);
+  // visit_lines specialised for 16 ways, LRU and a power-of-two partition
+  // count (fast16_: every profile's default).
+  template <trace::AccessKind K, bool Own>
+  void visit16(const trace::RangeAccess& a, u32 rec, Visit& v);
+  int victim16(const SetView& s) {
+    const int w = static_cast<int>(s.order() & 15u);
+    const bool raised = ((s.owned_ways() >> w) & 1u) != 0 && owner_stamp_[s.owner()[w]] > s.stamp()[w];
+    return raised ? fold_raised_stamps(s) : w;
+  }
+  int fold_raised_stamps(const SetView& s);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
@@ -317,8 +323,7 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
-  bool lru_ = false;              // the policy is lru
-  bool partitions_pow2_ = false;
+  bool fast16_ = false;  // visit16 applies
   i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
   i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
   i64 sampling_ = 1;
