@@ -866,8 +866,9 @@ int L2Cache::fold_raised_stamps(const SetView& s) {
 // (every profile's default): the same per-line work with the set layout
 // known, the victim from the LRU order, and only the counts a visit can
 // change kept live (for reads and reductions every missing sector is
-// fetched, so fetches equal misses). The line loop's look-ahead runs into
-// lines_'s padding, so it needs no bound checks.
+// fetched, so fetches equal misses). The look-ahead reads past the last line
+// into lines_'s slack, which holds set indices of earlier requests (or 0):
+// harmless to prefetch, and no bound checks.
 template <trace::AccessKind K, bool Own>
 void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
@@ -1080,10 +1081,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit&
 void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (sampling_ > 1) gather_lines<true>(a);
   else gather_lines<false>(a);
-  // Look-ahead padding for the line loops: set 0, harmless to prefetch.
-  if (lines_.size() < line_count_ + kLinePad) lines_.resize(line_count_ + kLinePad);
-  std::fill(lines_.begin() + static_cast<std::ptrdiff_t>(line_count_),
-            lines_.begin() + static_cast<std::ptrdiff_t>(line_count_ + kLinePad), LineRef{0, 0, 0});
+  if (lines_.size() < line_count_ + kLineSlack) lines_.resize(line_count_ + kLineSlack);
 }
 
 template <bool Sampled>
@@ -1094,7 +1092,7 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (a.row_bytes <= 0) return;
   const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
   const u64 per_row = static_cast<u64>(a.row_bytes) / line_bytes + 2;
-  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows)) + kLinePad;  // and the padding
+  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows)) + kLineSlack;
   if (lines_.size() < bound) lines_.resize(bound);
   LineRef* out = lines_.data();
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
@@ -1159,6 +1157,35 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
     if constexpr (Sampled) {
       if (blocked && options_.sampled_gather_by_block && gather_sampled_by_block(first, span, step, a.rows, head, tail))
         return;
+    } else if (blocked) {
+      // The same lines, a 512-line block's fold computed once per run of
+      // lines within it.
+      auto enter = [&](u64 line) {
+        block = line & ~(kBlock - 1);
+        block_fold = fold32(block);
+        block_set = fast_mod(static_cast<std::uint32_t>(block_fold & ~(kBlock - 1)), set_mod_magic_,
+                             static_cast<u64>(sets_));
+      };
+      if (span == 0) {  // a line per row
+        for (i64 r = 0; r < a.rows; ++r, first += step) {
+          if ((first & ~(kBlock - 1)) != block) enter(first);
+          *out++ = {block_set + ((block_fold ^ first) & (kBlock - 1)), static_cast<u32>(first), head};
+        }
+        line_count_ = static_cast<size_t>(out - lines_.data());
+        return;
+      }
+      for (i64 r = 0; r < a.rows; ++r, first += step) {
+        LineRef* const row = out;
+        for (u64 line = first, last = first + span; line <= last;) {
+          if ((line & ~(kBlock - 1)) != block) enter(line);
+          for (const u64 stop = std::min(last, block + kBlock - 1); line <= stop; ++line)
+            *out++ = {block_set + ((block_fold ^ line) & (kBlock - 1)), static_cast<u32>(line), full};
+        }
+        row->mask = head;
+        (out - 1)->mask = tail;
+      }
+      line_count_ = static_cast<size_t>(out - lines_.data());
+      return;
     }
     for (i64 r = 0; r < a.rows; ++r, first += step) emit_row(first, span, head, tail);
   } else {
@@ -1482,19 +1509,29 @@ void L2Cache::estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sa
   v.partition_mask |= request_partitions_;
 }
 
+// The lines the last access filled: their data is ready when their last
+// outstanding fill is (a new line starts at 0), and so is a tile record's
+// that owns one.
+template <int W>
+void L2Cache::complete_fills(u32 encoded) {
+  std::byte* const block = block_->data_;
+  const u32* const owner_record = owner_record_.data();
+  const double ready = decode_ready(encoded);
+  for (size_t i = 0; i < fill_count_; ++i) {
+    const Fill f = fills_[i];
+    const SetView s = set_view_of<W>(block, f.set);
+    s.ready()[f.way] = std::max(s.ready()[f.way], encoded);
+    if (((s.owned_ways() >> f.way) & 1u) != 0) {
+      TileRecord& r = records_[owner_record[s.owner()[f.way]]];
+      r.fill_ready = std::max(r.fill_ready, ready);
+    }
+  }
+}
+
 void L2Cache::complete(double fill_ready, double data_ready) {
   if (fill_count_ != 0) {
-    const u32 encoded = encode_ready(fill_ready);
-    for (size_t i = 0; i < fill_count_; ++i) {
-      const Fill& f = fills_[i];
-      const SetView s = set_view(f.set);
-      // A line's data is ready when its last outstanding fill is (a new line starts at 0).
-      s.ready()[f.way] = std::max(s.ready()[f.way], encoded);
-      if (((s.owned_ways() >> f.way) & 1u) != 0) {
-        TileRecord& r = records_[owner_record_[s.owner()[f.way]]];
-        r.fill_ready = std::max(r.fill_ready, decode_ready(encoded));
-      }
-    }
+    if (ways_ == 16) complete_fills<16>(encode_ready(fill_ready));
+    else complete_fills<0>(encode_ready(fill_ready));
   }
   fill_count_ = 0;
   if (last_was_read_lookup_ && last_record_ != 0) records_[last_record_].data_ready = data_ready;

@@ -315,6 +315,8 @@ class L2Cache {
   }
   int fold_raised_stamps(const SetView& s);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
+  template <int W>
+  void complete_fills(u32 encoded);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
 
@@ -363,8 +365,8 @@ class L2Cache {
   };
   std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
   size_t fill_count_ = 0;
-  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_, then kLinePad of padding
-  static constexpr size_t kLinePad = 16;
+  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_, then slack
+  static constexpr size_t kLineSlack = 16;   // entries past the last line that the line loops may read
   size_t line_count_ = 0;
   i64 request_sectors_ = 0;     // sectors of the current access (all lines, sampled or not)
   unsigned request_partitions_ = 0;  // set sampling: partitions of a few of its lines, computed exactly
