@@ -850,7 +850,8 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
 // max(own, owner's)). Then every owned way takes its effective stamp as its
 // own (the same order, as owner stamps only grow until they are folded into
 // the lines) and moves to its place in the LRU order, which is then exact.
-int L2Cache::fold_raised_stamps(const SetView& s) {
+int L2Cache::fold_raised_stamps(std::byte* head) {
+  const SetView s{head, 16, 64, true};
   for (u64 m = s.owned_ways(); m != 0; m &= m - 1) {
     const int o = std::countr_zero(m);
     const u32 raised = owner_stamp_[s.owner()[o]];

@@ -311,9 +311,9 @@ class L2Cache {
   int victim16(const SetView& s) {
     const int w = static_cast<int>(s.order() & 15u);
     const bool raised = ((s.owned_ways() >> w) & 1u) != 0 && owner_stamp_[s.owner()[w]] > s.stamp()[w];
-    return raised ? fold_raised_stamps(s) : w;
+    return raised ? fold_raised_stamps(s.head) : w;
   }
-  int fold_raised_stamps(const SetView& s);
+  int fold_raised_stamps(std::byte* head);  // of a 16-way set (by its first byte: no view in memory)
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   template <int W>
   void complete_fills(u32 encoded);
