@@ -188,7 +188,8 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
-  fast16_ = geometry_.ways == 16 && options_.replacement == "lru" && is_pow2(geometry_.partitions);
+  compact_ = geometry_.ways == 16 && options_.ordered_sets;
+  fast16_ = compact_ && options_.replacement == "lru" && is_pow2(geometry_.partitions);
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   sampling_ = options_.set_sampling;
@@ -214,7 +215,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   meta_bytes_ = (2 * sizeof(u64) + 3 * w + 63) / 64 * 64;
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
   prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
-  if (ways_ == 16 && set_stride_ != kCompactStride) throw std::logic_error("16-way set layout");
+  if (compact_ && set_stride_ != kCompactStride) throw std::logic_error("16-way set layout");
   block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(stored_sets_));
   if (limited_)  // the sampled sets hold 1 / sampling_ of the dirty lines
     dirty_limit_sectors_ = static_cast<i64>(options_.dirty_limit_bytes / static_cast<double>(geometry_.sector_bytes) /
@@ -234,7 +235,7 @@ L2Cache::~L2Cache() = default;
 L2Cache::SetView L2Cache::set_view(u64 set) const { return set_view(block_->data_, set); }
 
 L2Cache::SetView L2Cache::set_view(std::byte* block, u64 set) const {
-  return ways_ == 16 ? set_view_of<16>(block, set) : set_view_of<0>(block, set);
+  return compact_ ? set_view_of<16>(block, set) : set_view_of<0>(block, set);
 }
 
 template <int W>
@@ -621,7 +622,7 @@ void L2Cache::reorder(const SetView& s, int w) {
 }
 
 bool L2Cache::lru_order_consistent() const {
-  if (ways_ != 16) return true;
+  if (!compact_) return true;
   for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
     const u64 valid = s.valid_ways();
@@ -1391,7 +1392,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   //    and no owner changes; only the dirty bits, tensor and (when hits
   //    refresh) stamp of each line change.
   if (options_.tile_fast_path && rec->valid) {
-    if (ways_ == 16) mark_dirty(a, v.stamp, Ways<16>{16});
+    if (compact_) mark_dirty(a, v.stamp, Ways<16>{16});
     else mark_dirty(a, v.stamp, Ways<0>{ways_});
     rec->all_dirty = true;
     rec->tensor = a.tensor;
@@ -1417,7 +1418,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
         own ? visit16<AccessKind::ReduceAdd, true>(a, rid, v) : visit16<AccessKind::ReduceAdd, false>(a, rid, v);
         break;
     }
-  } else if (ways_ == 16) {
+  } else if (compact_) {
     visit_lines(a, rid, own, v, Ways<16>{16});
   } else {
     visit_lines(a, rid, own, v, Ways<0>{ways_});
@@ -1531,7 +1532,7 @@ void L2Cache::complete_fills(u32 encoded) {
 
 void L2Cache::complete(double fill_ready, double data_ready) {
   if (fill_count_ != 0) {
-    if (ways_ == 16) complete_fills<16>(encode_ready(fill_ready));
+    if (compact_) complete_fills<16>(encode_ready(fill_ready));
     else complete_fills<0>(encode_ready(fill_ready));
   }
   fill_count_ = 0;

@@ -102,6 +102,11 @@ struct L2Options {
   // At most this many bytes dirty: past it the lines dirty the longest are
   // written to DRAM and stay resident, clean (infinity = only evictions write back).
   double dirty_limit_bytes = std::numeric_limits<double>::infinity();
+  // 16-way sets (every profile's) keep their ways' LRU order, so an
+  // allocation finds its victim without searching the stamps, and lookups run
+  // a per-line loop specialised for 16 ways (exact: same results; false = the
+  // general loop that searches the stamps, the reference the tests compare with).
+  bool ordered_sets = true;
   // Set sampling: find a request's sampled lines from each 512-line block's
   // sampled sets rather than by testing every line (same lines and results;
   // false = line by line, the reference the tests compare with).
@@ -325,7 +330,8 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
-  bool fast16_ = false;  // visit16 applies
+  bool compact_ = false;  // 16-way sets with an LRU order (options_.ordered_sets)
+  bool fast16_ = false;   // visit16 applies
   i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
   i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
   i64 sampling_ = 1;
