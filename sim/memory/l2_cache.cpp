@@ -142,7 +142,9 @@ struct L2Cache::TileRecord {
   u32 lookups = 0;        // non-merged lookups so far
   u32 owner_id = 0;        // its id as an owner of lines (0 = owns none)
   std::uint8_t partition_mask = 0;
-  bool owner = false;      // owns its lines
+  std::uint8_t idle_owns = 0;  // line-by-line visits in a row whose ownership no shortcut used
+  bool owner = false;      // took ownership of its lines at its last line-by-line visit
+  bool used = false;       // ... and a shortcut (fast path, dirty bits only) used it since
   bool valid = false;      // owns all of them, all requested sectors valid
   bool all_dirty = false;  // ... and dirty
   trace::TensorIndex tensor = 0;
@@ -442,14 +444,9 @@ void L2Cache::release_all_owners() {
 void L2Cache::rebuild_records(double now) {
   for (i64 set = 0; any_owner_ && set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    const u64 owned = s.owned_ways();
-    if (owned == 0) continue;
-    for (u64 m = owned; m != 0; m &= m - 1) {
-      const int w = std::countr_zero(m);
-      s.stamp()[w] = std::max(s.stamp()[w], owner_stamp_[s.owner()[w]]);
-    }
+    if (s.owned_ways() == 0) continue;
+    fold_owner_stamps(s);
     s.set_owned_ways(0);
-    if (s.compact) rebuild_order(s);
   }
   release_all_owners();
   std::vector<TileRecord> kept;
@@ -639,16 +636,6 @@ bool L2Cache::lru_order_consistent() const {
     if (seen != valid) return false;
   }
   return true;
-}
-
-void L2Cache::rebuild_order(const SetView& s) {
-  u64 order = 0;
-  unsigned n = 0;
-  for (u64 m = s.valid_ways(); m != 0; m &= m - 1) {
-    const unsigned w = static_cast<unsigned>(std::countr_zero(m));
-    order = order16::insert_sorted(order, n++, w, s.stamp()[w], s.stamp());
-  }
-  s.order() = order;
 }
 
 // Visits lines_ in address order: per line a hit (missing sectors fetched for
@@ -853,15 +840,21 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
 // the lines) and moves to its place in the LRU order, which is then exact.
 int L2Cache::fold_raised_stamps(std::byte* head) {
   const SetView s{head, 16, 64, true};
+  fold_owner_stamps(s);
+  return static_cast<int>(s.order() & 15u);
+}
+
+// Each owned line takes max(own stamp, owner's stamp) as its own stamp
+// (effective stamps, and so every replacement decision, stay the same).
+void L2Cache::fold_owner_stamps(const SetView& s) {
   for (u64 m = s.owned_ways(); m != 0; m &= m - 1) {
-    const int o = std::countr_zero(m);
-    const u32 raised = owner_stamp_[s.owner()[o]];
-    if (raised > s.stamp()[o]) {
-      s.stamp()[o] = raised;
-      reorder(s, o);
+    const int w = std::countr_zero(m);
+    const u32 raised = owner_stamp_[s.owner()[w]];
+    if (raised > s.stamp()[w]) {
+      s.stamp()[w] = raised;
+      if (s.compact) reorder(s, w);
     }
   }
-  return static_cast<int>(s.order() & 15u);
 }
 
 // visit_lines for 16-way sets under LRU with a power-of-two partition count
@@ -1371,6 +1364,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
+    rec->used = true;
     if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
     hit_every_sector(a, *rec, other_partitions, out, v);
     if (is_read) {
@@ -1396,14 +1390,23 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     else mark_dirty(a, v.stamp, Ways<0>{ways_});
     rec->all_dirty = true;
     rec->tensor = a.tensor;
+    rec->used = true;
     ++rec->lookups;
     hit_every_sector(a, *rec, other_partitions, out, v);
     record(a, v, out);
     return out;
   }
 
-  // 4. Line by line. A tile seen before takes ownership of its lines.
-  const bool own = options_.tile_fast_path && rec->lookups >= 1;
+  // 4. Line by line. A tile seen before takes ownership of its lines, unless
+  //    its last kIdleOwns ownerships went unused (its lines were gone by the
+  //    time it came back): then only every kOwnRetry-th time, to notice when
+  //    that changes. Ownership only decides which shortcuts apply later, not
+  //    any result.
+  if (rec->owner) rec->idle_owns = rec->used ? 0 : static_cast<std::uint8_t>(std::min(rec->idle_owns + 1, 255));
+  const bool own = options_.tile_fast_path && rec->lookups >= 1 &&
+                   (rec->idle_owns < kIdleOwns || rec->lookups % kOwnRetry == 0);
+  rec->owner = own;
+  rec->used = false;
   if (own) {
     rec->valid = false;
     any_owner_ = true;
@@ -1430,7 +1433,6 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   rec->sampled_sectors = sampled_sectors;
   rec->partition_mask = static_cast<std::uint8_t>(v.partition_mask);
   if (own) {
-    rec->owner = true;
     // A tile with no line in a sampled set proves nothing about its lines.
     rec->valid = !v.evicted_own && sampled_sectors > 0;
     rec->all_dirty = v.all_dirty;

@@ -212,6 +212,7 @@ class L2Cache {
 
  private:
   struct TileRecord;
+  static constexpr int kIdleOwns = 2, kOwnRetry = 8;  // see lookup(), step 4
   struct Visit;
   template <int W>
   struct Ways;  // associativity, at compile time where known
@@ -266,7 +267,6 @@ class L2Cache {
   // Repositions way w in a compact set's LRU order after its stamp changed.
   static void reorder(const SetView& s, int w);
   static void make_newest(const SetView& s, int w, u32 now);
-  static void rebuild_order(const SetView& s);
   u64 set_of(u64 line) const;
   // Set sampling: whether a (full) set index is simulated, and its index in
   // the stored sets (the partition bits stay the low bits).
@@ -319,6 +319,7 @@ class L2Cache {
     return raised ? fold_raised_stamps(s.head) : w;
   }
   int fold_raised_stamps(std::byte* head);  // of a 16-way set (by its first byte: no view in memory)
+  void fold_owner_stamps(const SetView& s);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   template <int W>
   void complete_fills(u32 encoded);
