@@ -191,7 +191,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
   compact_ = geometry_.ways == 16 && options_.ordered_sets;
-  fast16_ = compact_ && options_.replacement == "lru" && is_pow2(geometry_.partitions);
+  partitions_pow2_ = is_pow2(geometry_.partitions);
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   sampling_ = options_.set_sampling;
@@ -685,14 +685,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   const size_t prefetch_lines = (prefetch_bytes_ + 63) / 64;
   auto prefetch = [&](u64 set) {
     const std::byte* b = block + set * set_stride;
-    if constexpr (W == 16) {  // 64 B of meta, then 64 B each of tags, stamps and fill times
-      __builtin_prefetch(b, 1);
-      __builtin_prefetch(b + 64, 1);
-      __builtin_prefetch(b + 128, 1);
-      __builtin_prefetch(b + 192, 1);
-    } else {
-      for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);
-    }
+    for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);
   };
   // Owners: once a set's meta has arrived (half the distance later), its
   // owner line is fetched if it has owned ways.
@@ -717,7 +710,6 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
       const u64 bit = u64{1} << w;
-      const u32 old_stamp = s.stamp()[w];
       if constexpr (Own) {
         if ((s.owned_ways() & bit) != 0) {
           const u32 o = s.owner()[w];
@@ -753,30 +745,10 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
           s.tensor()[w] = tensor;
         }
       }
-      if constexpr (W == 16) {
-        if (rule.hit_refreshes) {
-          if (old_stamp != stamp) make_newest(s, w, stamp);
-        } else if (s.stamp()[w] != old_stamp) {
-          reorder(s, w);
-        }
-      } else if (rule.hit_refreshes) {
-        s.stamp()[w] = stamp;
-      }
+      if (rule.hit_refreshes) s.stamp()[w] = stamp;
     } else {
       // Line absent: allocate (write-allocate; reads and reductions fetch).
-      unsigned listed = 0;  // 16 ways: entries left in the LRU order
-      if constexpr (W == 16) {
-        if (valid_ways != 0xffffu) {
-          w = std::countr_zero(~valid_ways);
-          listed = static_cast<unsigned>(popc16(valid_ways));
-        } else {
-          w = victim16(s);
-          s.order() >>= 4;  // the victim is the least recently used way
-          listed = 15;
-        }
-      } else {
-        w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
-      }
+      w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
       const u64 bit = u64{1} << w;
       if ((valid_ways & bit) != 0) {
         if (const unsigned dirty = s.dirty()[w]; dirty != 0) {
@@ -800,8 +772,6 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
         note_dirtied(l.set, l.tag, w);
       }
       s.stamp()[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
-      if constexpr (W == 16)
-        s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), s.stamp()[w], s.stamp());
       s.set_valid_ways(valid_ways | bit);
       if constexpr (Own) {
         s.owner()[w] = me;
@@ -857,14 +827,13 @@ void L2Cache::fold_owner_stamps(const SetView& s) {
   }
 }
 
-// visit_lines for 16-way sets under LRU with a power-of-two partition count
-// (every profile's default): the same per-line work with the set layout
-// known, the victim from the LRU order, and only the counts a visit can
-// change kept live (for reads and reductions every missing sector is
+// visit_lines for 16-way sets that keep their LRU order (every profile's
+// default): the same per-line work with the set layout known, the victim
+// from the LRU order, and only the counts a visit can change kept live (for reads and reductions every missing sector is
 // fetched, so fetches equal misses). The look-ahead reads past the last line
 // into lines_'s slack, which holds set indices of earlier requests (or 0):
 // harmless to prefetch, and no bound checks.
-template <trace::AccessKind K, bool Own>
+template <trace::AccessKind K, bool Own, bool Lru>
 void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
   constexpr bool writes = K != trace::AccessKind::Read;
@@ -885,7 +854,10 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   std::byte* const block = block_->data_;
   const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
   const u32 now = v.stamp;
-  const u64 partition_bits = static_cast<u64>(geometry_.partitions) - 1;
+  const ReplacementRule rule = Lru ? ReplacementRule{true, false} : rule_;
+  const u64 line_high = line_high_ << 32;
+  const u64 partitions = static_cast<u64>(geometry_.partitions);
+  const bool partitions_pow2 = Lru || (partitions & (partitions - 1)) == 0;  // (Lru: checked by the caller)
   const bool owners = any_owner_, limited = limited_;
   i64 hits = 0, misses = 0, writeback = 0, dirty_delta = 0;
   u32 pending = 0;  // encoded: the latest fill over present lines
@@ -907,7 +879,7 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
       if (*reinterpret_cast<const std::uint16_t*>(ahead + 10) != 0) __builtin_prefetch(ahead + 256);
     }
     const LineRef l = lines[i];
-    partition_mask |= 1u << (l.set & partition_bits);
+    partition_mask |= 1u << (partitions_pow2 ? l.set & (partitions - 1) : l.set % partitions);
     const SetView s = set_view_of<16>(block, l.set);
     std::uint8_t* const valid = s.valid();
     std::uint8_t* const dirty = s.dirty();
@@ -920,6 +892,7 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
       const u64 bit = u64{1} << w;
+      const u32 old_stamp = stamp[w];
       if constexpr (Own) {
         const u64 owned = s.owned_ways();
         if ((owned & bit) != 0) {
@@ -956,7 +929,11 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
           s.tensor()[w] = tensor;
         }
       }
-      if (stamp[w] != now) make_newest(s, w, now);
+      if (rule.hit_refreshes) {
+        if (stamp[w] != now) make_newest(s, w, now);
+      } else if (stamp[w] != old_stamp) {  // raised to its owner's
+        reorder(s, w);
+      }
     } else {
       // Line absent: allocate (write-allocate; reads and reductions fetch).
       unsigned listed;  // entries left in the LRU order
@@ -987,8 +964,9 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
         if (limited) note_dirtied(l.set, l.tag, w);
       }
       dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
-      s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), now, stamp);
-      stamp[w] = now;
+      const u32 fill_stamp = static_cast<u32>(rule.fill_stamp(now, line_high | l.tag));
+      s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), fill_stamp, stamp);
+      stamp[w] = fill_stamp;
       s.set_valid_ways(valid_ways | (u64{1} << w));
       if constexpr (Own) {
         s.owner()[w] = me;
@@ -1213,7 +1191,7 @@ bool L2Cache::gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, u
   const u64 residues = (rows == 1 || step % 16 == 0) && span < 15 ? span + 1 : 16;
   if (blocks * residues * (512 / 16) / static_cast<u64>(sampling_) >= lines) return false;
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
-  const bool pow2_step = std::has_single_bit(step);
+  const bool pow2_step = step != 0 && (step & (step - 1)) == 0;  // (std::has_single_bit calls libgcc without popcnt)
   const unsigned step_shift = pow2_step ? static_cast<unsigned>(std::countr_zero(step)) : 0;
   LineRef* const begin = lines_.data();
   LineRef* out = begin;
@@ -1412,17 +1390,19 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (fast16_) {
+  if (compact_) {
     using trace::AccessKind;
+    // LRU with a power-of-two partition count (every profile) has its own instances.
+    const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
+    auto visit = [&]<AccessKind K>() {
+      if (own) lru ? visit16<K, true, true>(a, rid, v) : visit16<K, true, false>(a, rid, v);
+      else lru ? visit16<K, false, true>(a, rid, v) : visit16<K, false, false>(a, rid, v);
+    };
     switch (a.kind) {
-      case AccessKind::Read: own ? visit16<AccessKind::Read, true>(a, rid, v) : visit16<AccessKind::Read, false>(a, rid, v); break;
-      case AccessKind::Write: own ? visit16<AccessKind::Write, true>(a, rid, v) : visit16<AccessKind::Write, false>(a, rid, v); break;
-      case AccessKind::ReduceAdd:
-        own ? visit16<AccessKind::ReduceAdd, true>(a, rid, v) : visit16<AccessKind::ReduceAdd, false>(a, rid, v);
-        break;
+      case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
+      case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
+      case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
     }
-  } else if (compact_) {
-    visit_lines(a, rid, own, v, Ways<16>{16});
   } else {
     visit_lines(a, rid, own, v, Ways<0>{ways_});
   }

@@ -309,9 +309,9 @@ class L2Cache {
   void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
   template <int W, trace::AccessKind K, bool Own>
   void visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways);
-  // visit_lines specialised for 16 ways, LRU and a power-of-two partition
-  // count (fast16_: every profile's default).
-  template <trace::AccessKind K, bool Own>
+  // visit_lines for 16-way sets with their LRU order (compact_: every
+  // profile's default).
+  template <trace::AccessKind K, bool Own, bool Lru>
   void visit16(const trace::RangeAccess& a, u32 rec, Visit& v);
   int victim16(const SetView& s) {
     const int w = static_cast<int>(s.order() & 15u);
@@ -331,8 +331,8 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
-  bool compact_ = false;  // 16-way sets with an LRU order (options_.ordered_sets)
-  bool fast16_ = false;   // visit16 applies
+  bool compact_ = false;  // 16-way sets with an LRU order and visit16 (options_.ordered_sets)
+  bool partitions_pow2_ = false;
   i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
   i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
   i64 sampling_ = 1;
