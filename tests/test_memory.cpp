@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <random>
 
@@ -40,6 +41,35 @@ RangeAccess range(AccessKind kind, u64 addr, i64 bytes, trace::TensorIndex tenso
   a.row_bytes = bytes;
   a.tensor = tensor;
   return a;
+}
+
+// `count` random tiles in [kBase, kBase + span): contiguous ranges of up to
+// max_bytes, every other one instead up to max_rows rows of up to
+// max_row_bytes, one of `strides` apart.
+std::vector<RangeAccess> random_tiles(std::mt19937_64& rng, u64 span, int count, i64 max_bytes, i64 max_rows,
+                                      i64 max_row_bytes, const std::array<i64, 5>& strides) {
+  std::vector<RangeAccess> pool;
+  for (int i = 0; i < count; ++i) {
+    RangeAccess a = range(AccessKind::Read, kBase + rng() % span, 1 + static_cast<i64>(rng() % static_cast<u64>(max_bytes)));
+    if (i % 2 == 0) {
+      a.rows = 1 + static_cast<i64>(rng() % static_cast<u64>(max_rows));
+      a.stride = strides[rng() % strides.size()];
+      a.row_bytes = 1 + static_cast<i64>(rng() % static_cast<u64>(max_row_bytes));
+    }
+    pool.push_back(a);
+  }
+  return pool;
+}
+
+// Two caches answered one request alike.
+void require_same(const memory::L2Access& x, const memory::L2Access& y) {
+  BOOST_REQUIRE_EQUAL(x.merged, y.merged);
+  BOOST_REQUIRE_EQUAL(x.far, y.far);
+  BOOST_REQUIRE_EQUAL(x.sectors, y.sectors);
+  BOOST_REQUIRE_EQUAL(x.fetch_sectors, y.fetch_sectors);
+  BOOST_REQUIRE_EQUAL(x.writeback_sectors, y.writeback_sectors);
+  BOOST_REQUIRE_EQUAL(x.pending_ready, y.pending_ready);
+  BOOST_REQUIRE_EQUAL(x.merged_ready, y.merged_ready);
 }
 
 // Reads [base, base + bytes) in tiles of `tile` bytes, one request per time step.
@@ -270,13 +300,7 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
       a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
       now += static_cast<double>(rng() % 60);
       const int part = static_cast<int>(rng() % 2);
-      const auto x = fast.access(a, now, part), y = slow.access(a, now, part);
-      BOOST_REQUIRE_EQUAL(x.merged, y.merged);
-      BOOST_REQUIRE_EQUAL(x.sectors, y.sectors);
-      BOOST_REQUIRE_EQUAL(x.fetch_sectors, y.fetch_sectors);
-      BOOST_REQUIRE_EQUAL(x.writeback_sectors, y.writeback_sectors);
-      BOOST_REQUIRE_EQUAL(x.far, y.far);
-      BOOST_REQUIRE_EQUAL(x.pending_ready, y.pending_ready);
+      require_same(fast.access(a, now, part), slow.access(a, now, part));
       const double fill = now + 300 + static_cast<double>(rng() % 500);
       fast.complete(fill, fill);
       slow.complete(fill, fill);
@@ -418,17 +442,7 @@ BOOST_AUTO_TEST_CASE(the_cache_matches_a_plain_reference_model_request_by_reques
         ReferenceL2 ref(g, policy);
         std::mt19937_64 rng(11);
         const u64 span = static_cast<u64>(g.capacity_bytes) * 3;  // 3x the cache: hits and misses
-        std::vector<RangeAccess> pool;
-        for (int i = 0; i < 64; ++i) {
-          RangeAccess a = range(AccessKind::Read, kBase + rng() % span, 1 + static_cast<i64>(rng() % 1500));
-          if (i % 2 == 0) {
-            a.rows = 1 + static_cast<i64>(rng() % 40);
-            const i64 strides[] = {2048, 4096, 200, 96, 0};
-            a.stride = strides[rng() % 5];
-            a.row_bytes = 1 + static_cast<i64>(rng() % 300);
-          }
-          pool.push_back(a);
-        }
+        const std::vector<RangeAccess> pool = random_tiles(rng, span, 64, 1500, 40, 300, {2048, 4096, 200, 96, 0});
         double now = 0;
         i64 fast_requests = 0;
         for (int step = 0; step < 6000; ++step) {
@@ -483,17 +497,7 @@ BOOST_AUTO_TEST_CASE(ordered_sets_give_the_reference_loop_results) {
           L2Cache x(g, ordered), y(g, plain);
           std::mt19937_64 rng(static_cast<u64>(partitions) * 7 + fast_path * 3 + limited);
           const u64 span = static_cast<u64>(g.capacity_bytes) * 3;
-          std::vector<RangeAccess> pool;
-          for (int i = 0; i < 80; ++i) {
-            RangeAccess a = range(AccessKind::Read, kBase + rng() % span, 1 + static_cast<i64>(rng() % 2000));
-            if (i % 2 == 0) {
-              a.rows = 1 + static_cast<i64>(rng() % 64);
-              const i64 strides[] = {2048, 4096, 128, 200, 0};
-              a.stride = strides[rng() % 5];
-              a.row_bytes = 1 + static_cast<i64>(rng() % 256);
-            }
-            pool.push_back(a);
-          }
+          const std::vector<RangeAccess> pool = random_tiles(rng, span, 80, 2000, 64, 256, {2048, 4096, 128, 200, 0});
           double now = 0;
           for (int step = 0; step < 5000; ++step) {
             RangeAccess a = pool[rng() % pool.size()];
@@ -504,14 +508,7 @@ BOOST_AUTO_TEST_CASE(ordered_sets_give_the_reference_loop_results) {
             now += static_cast<double>(rng() % 40);
             const int part = static_cast<int>(rng() % static_cast<u64>(partitions));
             if (rng() % 1000 == 0) BOOST_REQUIRE_EQUAL(x.flush(), y.flush());
-            const auto ax = x.access(a, now, part), ay = y.access(a, now, part);
-            BOOST_REQUIRE_EQUAL(ax.merged, ay.merged);
-            BOOST_REQUIRE_EQUAL(ax.far, ay.far);
-            BOOST_REQUIRE_EQUAL(ax.sectors, ay.sectors);
-            BOOST_REQUIRE_EQUAL(ax.fetch_sectors, ay.fetch_sectors);
-            BOOST_REQUIRE_EQUAL(ax.writeback_sectors, ay.writeback_sectors);
-            BOOST_REQUIRE_EQUAL(ax.pending_ready, ay.pending_ready);
-            BOOST_REQUIRE_EQUAL(ax.merged_ready, ay.merged_ready);
+            require_same(x.access(a, now, part), y.access(a, now, part));
             const double fill = now + 100 + static_cast<double>(rng() % 900);
             x.complete(fill, fill + 10);
             y.complete(fill, fill + 10);

@@ -638,6 +638,33 @@ bool L2Cache::lru_order_consistent() const {
   return true;
 }
 
+// A present line passes to owner `me` (a tile taking ownership): it keeps
+// its effective stamp, and the record that owned it is no longer valid.
+[[gnu::always_inline]] inline void L2Cache::take_over(const SetView& s, int w, u32 me) {
+  const u64 owned = s.owned_ways();
+  if (((owned >> w) & 1u) == 0) {
+    s.owner()[w] = me;
+    ++owner_lines_[me];
+    s.set_owned_ways(owned | (u64{1} << w));
+    return;
+  }
+  const u32 o = s.owner()[w];
+  s.stamp()[w] = std::max(s.stamp()[w], owner_stamp_[o]);
+  if (o == me) return;
+  records_[owner_record_[o]].valid = false;
+  if (--owner_lines_[o] == 0) released_.push_back(o);
+  s.owner()[w] = me;
+  ++owner_lines_[me];
+}
+
+// The members the line loops use, as plain pointers and values.
+L2Cache::LoopState L2Cache::loop_state(u32 rec, bool own) {
+  if (fills_.size() < line_count_) fills_.resize(line_count_);
+  return {lines_.data(),         line_count_,         fills_.data(),       records_.data(),
+          owner_stamp_.data(),   owner_record_.data(), owner_lines_.data(), counters_.tensor.data(),
+          own ? records_[rec].owner_id : 0};
+}
+
 // Visits lines_ in address order: per line a hit (missing sectors fetched for
 // reads and reductions) or an allocation (write-allocate; the victim's dirty
 // sectors are written back). Set blocks are prefetched a few lines ahead
@@ -651,19 +678,10 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   constexpr bool writes = K != trace::AccessKind::Read;
   constexpr size_t kAhead = 16;
   const int n_ways = ways.get();
-  const LineRef* const lines = lines_.data();
-  const size_t n = line_count_;
-  if (fills_.size() < n) fills_.resize(n);
-  Fill* const fills = fills_.data();
-  TileRecord* const records = records_.data();
-  const u32* const owner_stamp = owner_stamp_.data();
-  const u32* const owner_record = owner_record_.data();
-  u32* const owner_lines = owner_lines_.data();
-  const u32 me = Own ? records_[rec].owner_id : 0;  // this tile's owner id
+  const auto [lines, n, fills, records, owner_stamp, owner_record, owner_lines, tensor_counts, me] = loop_state(rec, Own);
   auto drop = [&](u32 o) {  // a line leaves owner o
     if (--owner_lines[o] == 0) released_.push_back(o);
   };
-  L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
   const ReplacementRule rule = rule_;
   const u64 all_ways = all_ways_;
   const u64 line_high = line_high_ << 32;
@@ -710,22 +728,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
       const u64 bit = u64{1} << w;
-      if constexpr (Own) {
-        if ((s.owned_ways() & bit) != 0) {
-          const u32 o = s.owner()[w];
-          s.stamp()[w] = std::max(s.stamp()[w], owner_stamp[o]);  // keep its effective stamp
-          if (o != me) {
-            records[owner_record[o]].valid = false;
-            drop(o);
-            s.owner()[w] = me;
-            ++owner_lines[me];
-          }
-        } else {
-          s.owner()[w] = me;
-          ++owner_lines[me];
-          s.set_owned_ways(s.owned_ways() | bit);
-        }
-      }
+      if constexpr (Own) take_over(s, w, me);
       pending = std::max(pending, s.ready()[w]);
       const unsigned valid = s.valid()[w];
       const unsigned missing = mask & ~valid;
@@ -838,19 +841,10 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
   constexpr bool writes = K != trace::AccessKind::Read;
   constexpr size_t kAhead = 16, kOwnersAhead = 8, kStride = kCompactStride;
-  const LineRef* const lines = lines_.data();
-  const size_t n = line_count_;
-  if (fills_.size() < n) fills_.resize(n);
-  Fill* const fills = fills_.data();
-  TileRecord* const records = records_.data();
-  const u32* const owner_stamp = owner_stamp_.data();
-  const u32* const owner_record = owner_record_.data();
-  u32* const owner_lines = owner_lines_.data();
-  const u32 me = Own ? records_[rec].owner_id : 0;  // this tile's owner id
+  const auto [lines, n, fills, records, owner_stamp, owner_record, owner_lines, tensor_counts, me] = loop_state(rec, Own);
   auto drop = [&](u32 o) {  // a line leaves owner o
     if (--owner_lines[o] == 0) released_.push_back(o);
   };
-  L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
   std::byte* const block = block_->data_;
   const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
   const u32 now = v.stamp;
@@ -891,25 +885,8 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
     if (found != 0) {
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
-      const u64 bit = u64{1} << w;
       const u32 old_stamp = stamp[w];
-      if constexpr (Own) {
-        const u64 owned = s.owned_ways();
-        if ((owned & bit) != 0) {
-          const u32 o = s.owner()[w];
-          stamp[w] = std::max(stamp[w], owner_stamp[o]);  // its effective stamp (refreshed below)
-          if (o != me) {
-            records[owner_record[o]].valid = false;
-            drop(o);
-            s.owner()[w] = me;
-            ++owner_lines[me];
-          }
-        } else {
-          s.owner()[w] = me;
-          ++owner_lines[me];
-          s.set_owned_ways(owned | bit);
-        }
-      }
+      if constexpr (Own) take_over(s, w, me);
       pending = std::max(pending, s.ready()[w]);
       const unsigned had = valid[w];
       const unsigned missing = mask & ~had;

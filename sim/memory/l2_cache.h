@@ -212,6 +212,7 @@ class L2Cache {
 
  private:
   struct TileRecord;
+  struct Fill;
   static constexpr int kIdleOwns = 2, kOwnRetry = 8;  // see lookup(), step 4
   struct Visit;
   template <int W>
@@ -305,6 +306,21 @@ class L2Cache {
   bool gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail);
   template <int W>
   void mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways);
+  // What the line loops need of the cache, copied into locals: they store
+  // through char-typed sector bytes, which could otherwise alias any member.
+  struct LoopState {
+    const LineRef* lines;
+    size_t n;  // lines_'s lines
+    Fill* fills;
+    TileRecord* records;
+    const u32* owner_stamp;
+    const u32* owner_record;
+    u32* owner_lines;
+    L2TensorCounts* tensor_counts;  // sized past every line's tensor
+    u32 me;                         // the tile's owner id when it takes ownership, else 0
+  };
+  LoopState loop_state(u32 rec, bool own);
+  void take_over(const SetView& s, int w, u32 me);
   template <int W>
   void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
   template <int W, trace::AccessKind K, bool Own>
