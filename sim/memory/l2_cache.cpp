@@ -806,15 +806,22 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   counters_.line_visits += static_cast<i64>(n);
 }
 
-// A full 16-way set's victim (victim16): the least recently used way by own stamp,
-// unless a tile record has raised that way's stamp (a line's stamp is
-// max(own, owner's)). Then every owned way takes its effective stamp as its
-// own (the same order, as owner stamps only grow until they are folded into
-// the lines) and moves to its place in the LRU order, which is then exact.
+// A full 16-way set's victim (victim16): the least recently used way by own
+// stamp, unless a tile record has raised that way's stamp (a line's stamp is
+// max(own, owner's)). Then that way takes its effective stamp as its own
+// (exact: owner stamps only grow until they are folded into the lines) and
+// moves to its place in the LRU order, until the way at the old end is not
+// raised: its own stamp is then the lowest effective one.
 int L2Cache::fold_raised_stamps(std::byte* head) {
   const SetView s{head, 16, 64, true};
-  fold_owner_stamps(s);
-  return static_cast<int>(s.order() & 15u);
+  for (;;) {  // each way is folded at most once
+    const int w = static_cast<int>(s.order() & 15u);
+    if (((s.owned_ways() >> w) & 1u) == 0) return w;
+    const u32 raised = owner_stamp_[s.owner()[w]];
+    if (raised <= s.stamp()[w]) return w;
+    s.stamp()[w] = raised;
+    reorder(s, w);
+  }
 }
 
 // Each owned line takes max(own stamp, owner's stamp) as its own stamp
