@@ -449,18 +449,16 @@ void L2Cache::rebuild_records(double now) {
     s.set_owned_ways(0);
   }
   release_all_owners();
-  std::vector<TileRecord> kept;
-  kept.reserve(records_.capacity());
-  kept.emplace_back();
+  size_t kept = 1;  // compacted in place: no allocation
   for (size_t r = 1; r < records_.size(); ++r) {
     TileRecord t = records_[r];
     if (!(now - t.last_read_lookup < options_.merge_window_cycles)) continue;
     t.owner = t.valid = t.all_dirty = false;
     t.fill_ready = 0;
-    kept.push_back(t);
+    t.owner_id = 0;
+    records_[kept++] = t;
   }
-  for (TileRecord& t : kept) t.owner_id = 0;
-  records_ = std::move(kept);
+  records_.resize(kept);
   std::fill(record_slots_.begin(), record_slots_.end(), 0);
   for (u32 id = 1; id < records_.size(); ++id) {
     const TileRecord& t = records_[id];

@@ -18,12 +18,14 @@
 // hold both to a plainly written reference model); they are what makes
 // re-read K/V tiles and FA1's read-modify-write of O cheap.
 //
-// Host performance. The line-by-line work is bound by the host's memory:
-// a 40-60 MB L2 needs 5-10 MB of line state, touched at random, so each
-// (row, line) visit costs a few host cache misses. The per-line loop is
-// templated on the access kind and the associativity, keeps its counters in
-// locals, touches a line's owner only when the line has one, and names
-// owners by small recycled ids so their stamps stay in the host's caches.
+// Host performance. A 40-60 MB L2 needs 5-10 MB of line state, touched at
+// random; set blocks are prefetched ahead, so the per-line work is mostly
+// instructions. 16-way sets (every profile's) keep their ways' LRU order, so
+// an allocation takes its victim without comparing stamps, and run a per-line
+// loop specialised for them (`ordered_sets`; the general loop is the
+// reference). The loops are templated on the access kind, keep their
+// counters in locals, touch a line's owner only when the line has one, and
+// name owners by small recycled ids so their stamps stay in the host's caches.
 //
 // Set sampling (optional, approximate). With `set_sampling` = S > 1 only one
 // set group in S is simulated (a group is the sets that differ only in their
@@ -220,9 +222,9 @@ class L2Cache {
   // One set's line state. Each set's fields sit together in one block (a
   // 16-byte header, sector bits and tensors, then tags, stamps, fill times and
   // owners), so a lookup touches a few adjacent host cache lines instead of one
-  // page per field. The header of a 16-way set (every profile's) is compact:
-  // the ways' LRU order (see order16 in l2_cache.cpp), then 16-bit valid and
-  // owned masks; other associativities keep two 64-bit masks.
+  // page per field. With ordered_sets (the default) the header of a 16-way
+  // set (every profile's) holds the ways' LRU order (see order16 in
+  // l2_cache.cpp), then 16-bit valid and owned masks; otherwise two 64-bit masks.
   struct SetView {
     std::byte* head;
     size_t ways;   // 16 when compact
