@@ -353,9 +353,14 @@ u32 L2Cache::encode_ready(double t) const {
 }
 
 void L2Cache::begin_kernel(double now) {
-  for (i64 set = 0; set < stored_sets_; ++set) {
-    const SetView s = set_view(static_cast<u64>(set));
-    std::fill(s.ready(), s.ready() + ways_, 0u);
+  if (compact_) {  // tickets of earlier kernels mean no fill in flight
+    kernel_stamp_ = clock_;
+    fill_at_.clear();
+  } else {
+    for (i64 set = 0; set < stored_sets_; ++set) {
+      const SetView s = set_view(static_cast<u64>(set));
+      std::fill(s.ready(), s.ready() + ways_, 0u);
+    }
   }
   ready_base_ = now;
   for (auto& r : records_) r.fill_ready = std::min(r.fill_ready, now);
@@ -852,7 +857,14 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   };
   std::byte* const block = block_->data_;
   const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
-  const u32 now = v.stamp;
+  const u32 now = v.stamp;  // also this request's fill ticket
+  const u32* const fill_at = fill_at_.data();
+  const u32 fill_tickets = static_cast<u32>(fill_at_.size()), first_ticket = kernel_stamp_;
+  auto fill_of = [&](u32 ticket) {  // encoded fill time (0: none, or before this kernel)
+    const u32 k = ticket - first_ticket;
+    return k < fill_tickets ? fill_at[k] : 0u;
+  };
+  bool new_fills = false;
   const ReplacementRule rule = Lru ? ReplacementRule{true, false} : rule_;
   const u64 line_high = line_high_ << 32;
   const u64 partitions = static_cast<u64>(geometry_.partitions);
@@ -892,7 +904,7 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
       w = std::countr_zero(found);
       const u32 old_stamp = stamp[w];
       if constexpr (Own) take_over(s, w, me);
-      pending = std::max(pending, s.ready()[w]);
+      pending = std::max(pending, fill_of(s.ready()[w]));
       const unsigned had = valid[w];
       const unsigned missing = mask & ~had;
       hits += popc(mask & had);
@@ -956,9 +968,9 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
         s.set_owned_ways(s.owned_ways() | (u64{1} << w));
       }
       s.tensor()[w] = tensor;
-      s.ready()[w] = 0;
+      s.ready()[w] = reads ? now : 0u;  // a new line's data comes with this request's fill
+      new_fills |= reads;
       misses += popc(mask);
-      if (reads) fills[filled++] = {l.set, w};
     }
     if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(dirty[w]) & mask) == mask;
   }
@@ -971,7 +983,9 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   v.evicted_own = v.evicted_own || evicted_own;
   v.all_dirty = v.all_dirty && all_dirty;
   dirty_sectors_ += dirty_delta - writeback;
-  fill_count_ = filled;
+  fill_count_ = filled;  // lines that were present: complete() keeps the later fill of each
+  ticket_fills_ = new_fills || filled != 0;
+  ticket_owner_ = Own && new_fills ? rec : 0;  // its record owns the new lines
   counters_.line_visits += static_cast<i64>(n);
 }
 
@@ -1319,6 +1333,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   }
   if (clock_ >= (u32{1} << 31)) throw InputError("more than 2^31 L2 lookups in one simulation (31-bit recency stamps)");
   v.stamp = clock_++;
+  last_stamp_ = v.stamp;
 
   // 2. Fast path: the tile record proves every sector is present (and dirty,
   //    for a write or reduction of the same tensor).
@@ -1478,14 +1493,13 @@ void L2Cache::estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sa
 // The lines the last access filled: their data is ready when their last
 // outstanding fill is (a new line starts at 0), and so is a tile record's
 // that owns one.
-template <int W>
 void L2Cache::complete_fills(u32 encoded) {
   std::byte* const block = block_->data_;
   const u32* const owner_record = owner_record_.data();
   const double ready = decode_ready(encoded);
   for (size_t i = 0; i < fill_count_; ++i) {
     const Fill f = fills_[i];
-    const SetView s = set_view_of<W>(block, f.set);
+    const SetView s = set_view_of<0>(block, f.set);
     s.ready()[f.way] = std::max(s.ready()[f.way], encoded);
     if (((s.owned_ways() >> f.way) & 1u) != 0) {
       TileRecord& r = records_[owner_record[s.owner()[f.way]]];
@@ -1494,12 +1508,36 @@ void L2Cache::complete_fills(u32 encoded) {
   }
 }
 
-void L2Cache::complete(double fill_ready, double data_ready) {
-  if (fill_count_ != 0) {
-    if (compact_) complete_fills<16>(encode_ready(fill_ready));
-    else complete_fills<0>(encode_ready(fill_ready));
+// The same for 16-way sets, whose lines hold the ticket (lookup stamp) of
+// their last fill: the request's ticket gets its fill time, once for all the
+// lines it brought in; a line that was present keeps the later of its two
+// fills (a caller may complete out of order); records owning filled lines
+// are ready no earlier.
+void L2Cache::complete_tickets(u32 encoded) {
+  const u32 k = last_stamp_ - kernel_stamp_;
+  if (fill_at_.size() <= k) fill_at_.resize(static_cast<size_t>(k) + 1, 0u);
+  fill_at_[k] = encoded;
+  const double ready = decode_ready(encoded);
+  if (ticket_owner_ != 0) records_[ticket_owner_].fill_ready = std::max(records_[ticket_owner_].fill_ready, ready);
+  std::byte* const block = block_->data_;
+  for (size_t i = 0; i < fill_count_; ++i) {
+    const Fill f = fills_[i];
+    const SetView s = set_view_of<16>(block, f.set);
+    const u32 earlier = s.ready()[f.way] - kernel_stamp_;
+    if (encoded >= (earlier < fill_at_.size() ? fill_at_[earlier] : 0u)) s.ready()[f.way] = last_stamp_;
+    if (((s.owned_ways() >> f.way) & 1u) != 0) {
+      TileRecord& r = records_[owner_record_[s.owner()[f.way]]];
+      r.fill_ready = std::max(r.fill_ready, ready);
+    }
   }
+}
+
+void L2Cache::complete(double fill_ready, double data_ready) {
+  if (compact_ && ticket_fills_) complete_tickets(encode_ready(fill_ready));
+  else if (!compact_ && fill_count_ != 0) complete_fills(encode_ready(fill_ready));
   fill_count_ = 0;
+  ticket_fills_ = false;
+  ticket_owner_ = 0;
   if (last_was_read_lookup_ && last_record_ != 0) records_[last_record_].data_ready = data_ready;
   last_was_read_lookup_ = false;
 }

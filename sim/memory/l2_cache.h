@@ -235,7 +235,9 @@ class L2Cache {
     std::uint8_t* tensor() const { return dirty() + ways; }  // of the last filler or writer (file tensors are < 256)
     u32* tag() const { return reinterpret_cast<u32*>(head + meta); }  // low 32 bits of the line index
     u32* stamp() const { return tag() + ways; }                       // recency
-    u32* ready() const { return stamp() + ways; }  // fill completion, cycles after ready_base_ (0 = none pending)
+    // Fill completion, cycles after ready_base_ (0 = none pending); in a
+    // compact set the ticket of the line's last fill instead (see fill_at_).
+    u32* ready() const { return stamp() + ways; }
     u32* owner() const { return ready() + ways; }  // owner id of the record owning the line (where owned_ways says so)
     // Bit per way holding a line, and per way whose line a tile record owns.
     u64 valid_ways() const {
@@ -339,8 +341,8 @@ class L2Cache {
   int fold_raised_stamps(std::byte* head);  // of a 16-way set (by its first byte: no view in memory)
   void fold_owner_stamps(const SetView& s);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
-  template <int W>
   void complete_fills(u32 encoded);
+  void complete_tickets(u32 encoded);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
 
@@ -389,7 +391,15 @@ class L2Cache {
     int way;
   };
   std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
-  size_t fill_count_ = 0;
+  size_t fill_count_ = 0;        // (16-way sets: only the lines that were present)
+  // 16-way sets: a line's fill time is its fill ticket's, the stamp of the
+  // lookup that last filled it: fill_at_[ticket - kernel_stamp_] (encoded as
+  // ready()), so complete() sets it once for all the lines a request brought in.
+  std::vector<u32> fill_at_;
+  u32 kernel_stamp_ = 1;      // the first stamp of this kernel: earlier tickets mean no fill in flight
+  u32 last_stamp_ = 0;        // the last lookup's stamp
+  bool ticket_fills_ = false;  // the last lookup filled lines of 16-way sets
+  u32 ticket_owner_ = 0;       // ... and this record owns the new ones
   std::vector<LineRef> lines_;  // lines of the current access: the first line_count_, then slack
   static constexpr size_t kLineSlack = 16;   // entries past the last line that the line loops may read
   size_t line_count_ = 0;
