@@ -850,7 +850,7 @@ template <trace::AccessKind K, bool Own, bool Lru>
 void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
   constexpr bool writes = K != trace::AccessKind::Read;
-  constexpr size_t kAhead = 16, kOwnersAhead = 8, kStride = kCompactStride;
+  constexpr size_t kAhead = 16, kStride = kCompactStride;
   const auto [lines, n, fills, records, owner_stamp, owner_record, owner_lines, tensor_counts, me] = loop_state(rec, Own);
   auto drop = [&](u32 o) {  // a line leaves owner o
     if (--owner_lines[o] == 0) released_.push_back(o);
@@ -869,26 +869,22 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   const u64 line_high = line_high_ << 32;
   const u64 partitions = static_cast<u64>(geometry_.partitions);
   const bool partitions_pow2 = Lru || (partitions & (partitions - 1)) == 0;  // (Lru: checked by the caller)
-  const bool owners = any_owner_, limited = limited_;
+  const bool limited = limited_;
   i64 hits = 0, misses = 0, writeback = 0, dirty_delta = 0;
   u32 pending = 0;  // encoded: the latest fill over present lines
   unsigned partition_mask = 0;
   size_t filled = 0;
   bool evicted_own = false, all_dirty = true;
-  auto prefetch = [&](u64 set) {  // meta, tags, stamps, fill times
+  // The whole set: meta, tags, stamps, fill tickets and owners (prefetching
+  // the owners always costs less than deciding whether they will be needed).
+  auto prefetch = [&](u64 set) {
     const std::byte* b = block + set * kStride;
-    __builtin_prefetch(b, 1);
-    __builtin_prefetch(b + 64, 1);
-    __builtin_prefetch(b + 128, 1);
-    __builtin_prefetch(b + 192, 1);
+    for (size_t k = 0; k < kStride; k += 64) __builtin_prefetch(b + k, 1);
   };
   for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
   for (size_t i = 0; i < n; ++i) {
     prefetch(lines[i + kAhead].set);
-    if (owners) {  // a set's owners, once its meta has arrived
-      const std::byte* ahead = block + lines[i + kOwnersAhead].set * kStride;
-      if (*reinterpret_cast<const std::uint16_t*>(ahead + 10) != 0) __builtin_prefetch(ahead + 256);
-    }
+
     const LineRef l = lines[i];
     partition_mask |= 1u << (partitions_pow2 ? l.set & (partitions - 1) : l.set % partitions);
     const SetView s = set_view_of<16>(block, l.set);
