@@ -233,7 +233,7 @@ L2Cache::~L2Cache() = default;
 // Per set: a 16-byte header, valid[W], dirty[W], tensor[W] padded to 64 B,
 // then tags, stamps, fill times and owners (W x 4 B each). A line's owner is
 // meaningful only while its bit in owned_ways is set, so requests that
-// involve no tile record never touch the owners.
+// involve no tile record never read the owners.
 L2Cache::SetView L2Cache::set_view(u64 set) const { return set_view(block_->data_, set); }
 
 L2Cache::SetView L2Cache::set_view(std::byte* block, u64 set) const {
