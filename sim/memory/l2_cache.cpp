@@ -843,9 +843,7 @@ void L2Cache::fold_owner_stamps(const SetView& s) {
 // visit_lines for 16-way sets that keep their LRU order (every profile's
 // default): the same per-line work with the set layout known, the victim
 // from the LRU order, and only the counts a visit can change kept live (for reads and reductions every missing sector is
-// fetched, so fetches equal misses). The look-ahead reads past the last line
-// into lines_'s slack, which holds set indices of earlier requests (or 0):
-// harmless to prefetch, and no bound checks.
+// fetched, so fetches equal misses).
 template <trace::AccessKind K, bool Own, bool Lru>
 void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   constexpr bool reads = K != trace::AccessKind::Write;
@@ -883,8 +881,7 @@ void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
   };
   for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
   for (size_t i = 0; i < n; ++i) {
-    prefetch(lines[i + kAhead].set);
-
+    if (i + kAhead < n) prefetch(lines[i + kAhead].set);
     const LineRef l = lines[i];
     partition_mask |= 1u << (partitions_pow2 ? l.set & (partitions - 1) : l.set % partitions);
     const SetView s = set_view_of<16>(block, l.set);
@@ -1046,7 +1043,6 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit&
 void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (sampling_ > 1) gather_lines<true>(a);
   else gather_lines<false>(a);
-  if (lines_.size() < line_count_ + kLineSlack) lines_.resize(line_count_ + kLineSlack);
 }
 
 template <bool Sampled>
@@ -1057,7 +1053,7 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
   if (a.row_bytes <= 0) return;
   const u64 line_bytes = static_cast<u64>(geometry_.line_bytes);
   const u64 per_row = static_cast<u64>(a.row_bytes) / line_bytes + 2;
-  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows)) + kLineSlack;
+  const size_t bound = static_cast<size_t>(per_row * static_cast<u64>(a.rows));
   if (lines_.size() < bound) lines_.resize(bound);
   LineRef* out = lines_.data();
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;

@@ -400,8 +400,7 @@ class L2Cache {
   u32 last_stamp_ = 0;        // the last lookup's stamp
   bool ticket_fills_ = false;  // the last lookup filled lines of 16-way sets
   u32 ticket_owner_ = 0;       // ... and this record owns the new ones
-  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_, then slack
-  static constexpr size_t kLineSlack = 16;   // entries past the last line that the line loops may read
+  std::vector<LineRef> lines_;  // lines of the current access: the first line_count_
   size_t line_count_ = 0;
   i64 request_sectors_ = 0;     // sectors of the current access (all lines, sampled or not)
   unsigned request_partitions_ = 0;  // set sampling: partitions of a few of its lines, computed exactly
