@@ -463,6 +463,53 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results_for_every_alg
   }
 }
 
+// The 16-way sets' LRU order and specialised line loop change no result:
+// every algorithm, warm and cold L2, LRU and bimodal insertion, with a dirty
+// limit, against the general loop (l2_ordered_sets = false), every counter of
+// every kernel.
+BOOST_AUTO_TEST_CASE(ordered_sets_give_the_reference_loop_results_for_every_algorithm) {
+  const auto p = a100_with_l2(i64{2} << 20);
+  using A = workload::Algorithm;
+  for (const A a : {A::fa2, A::fa1, A::standard}) {
+    const auto tr = build(p, a, Pass::fwdbwd, 2, 4, 1024, 64, a == A::fa2, a == A::standard ? 2 : 0);
+    for (int variant = 0; variant < 3; ++variant) {
+      EngineOptions ordered;
+      ordered.cold_l2_per_kernel = variant == 1;
+      if (variant == 2) {
+        ordered.l2_replacement = "bip";
+        ordered.l2_dirty_limit_bytes = 512 * 1024;
+      }
+      EngineOptions plain = ordered;
+      plain.l2_ordered_sets = false;
+      const auto x = engine::simulate(tr, p, ordered), y = engine::simulate(tr, p, plain);
+      BOOST_REQUIRE_EQUAL(x.kernels.size(), y.kernels.size());
+      for (size_t i = 0; i < x.kernels.size(); ++i) {
+        const auto& kx = x.kernels[i];
+        const auto& ky = y.kernels[i];
+        for (size_t k = 0; k < kx.l2.kind.size(); ++k) {
+          BOOST_TEST(kx.l2.kind[k].hit_sectors == ky.l2.kind[k].hit_sectors);
+          BOOST_TEST(kx.l2.kind[k].lookup_hit_sectors == ky.l2.kind[k].lookup_hit_sectors);
+          BOOST_TEST(kx.l2.kind[k].merged_requests == ky.l2.kind[k].merged_requests);
+        }
+        BOOST_REQUIRE_EQUAL(kx.l2.tensor.size(), ky.l2.tensor.size());
+        for (size_t t = 0; t < kx.l2.tensor.size(); ++t) {
+          BOOST_TEST(kx.l2.tensor[t].hit_sectors == ky.l2.tensor[t].hit_sectors);
+          BOOST_TEST(kx.l2.tensor[t].fetch_sectors == ky.l2.tensor[t].fetch_sectors);
+          BOOST_TEST(kx.l2.tensor[t].writeback_sectors == ky.l2.tensor[t].writeback_sectors);
+        }
+        BOOST_TEST(kx.l2.early_writeback_sectors == ky.l2.early_writeback_sectors);
+        BOOST_TEST(kx.dram_read_bytes == ky.dram_read_bytes);
+        BOOST_TEST(kx.dram_write_bytes == ky.dram_write_bytes);
+        BOOST_TEST(kx.dirty_left_bytes == ky.dirty_left_bytes);
+        BOOST_TEST(kx.flushed_dirty_bytes == ky.flushed_dirty_bytes);
+        BOOST_TEST(kx.cycles == ky.cycles);
+        BOOST_TEST(kx.busy.dram == ky.busy.dram);
+      }
+      BOOST_TEST(x.total.l2.line_visits == y.total.l2.line_visits);  // the same lines, visited another way
+    }
+  }
+}
+
 // Set sampling 1/16 against the exact model on every algorithm: DRAM bytes,
 // hit rate and time within 2%; requested bytes exact.
 BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algorithm) {

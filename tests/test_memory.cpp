@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <random>
 
@@ -40,6 +41,35 @@ RangeAccess range(AccessKind kind, u64 addr, i64 bytes, trace::TensorIndex tenso
   a.row_bytes = bytes;
   a.tensor = tensor;
   return a;
+}
+
+// `count` random tiles in [kBase, kBase + span): contiguous ranges of up to
+// max_bytes, every other one instead up to max_rows rows of up to
+// max_row_bytes, one of `strides` apart.
+std::vector<RangeAccess> random_tiles(std::mt19937_64& rng, u64 span, int count, i64 max_bytes, i64 max_rows,
+                                      i64 max_row_bytes, const std::array<i64, 5>& strides) {
+  std::vector<RangeAccess> pool;
+  for (int i = 0; i < count; ++i) {
+    RangeAccess a = range(AccessKind::Read, kBase + rng() % span, 1 + static_cast<i64>(rng() % static_cast<u64>(max_bytes)));
+    if (i % 2 == 0) {
+      a.rows = 1 + static_cast<i64>(rng() % static_cast<u64>(max_rows));
+      a.stride = strides[rng() % strides.size()];
+      a.row_bytes = 1 + static_cast<i64>(rng() % static_cast<u64>(max_row_bytes));
+    }
+    pool.push_back(a);
+  }
+  return pool;
+}
+
+// Two caches answered one request alike.
+void require_same(const memory::L2Access& x, const memory::L2Access& y) {
+  BOOST_REQUIRE_EQUAL(x.merged, y.merged);
+  BOOST_REQUIRE_EQUAL(x.far, y.far);
+  BOOST_REQUIRE_EQUAL(x.sectors, y.sectors);
+  BOOST_REQUIRE_EQUAL(x.fetch_sectors, y.fetch_sectors);
+  BOOST_REQUIRE_EQUAL(x.writeback_sectors, y.writeback_sectors);
+  BOOST_REQUIRE_EQUAL(x.pending_ready, y.pending_ready);
+  BOOST_REQUIRE_EQUAL(x.merged_ready, y.merged_ready);
 }
 
 // Reads [base, base + bytes) in tiles of `tile` bytes, one request per time step.
@@ -270,13 +300,7 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
       a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
       now += static_cast<double>(rng() % 60);
       const int part = static_cast<int>(rng() % 2);
-      const auto x = fast.access(a, now, part), y = slow.access(a, now, part);
-      BOOST_REQUIRE_EQUAL(x.merged, y.merged);
-      BOOST_REQUIRE_EQUAL(x.sectors, y.sectors);
-      BOOST_REQUIRE_EQUAL(x.fetch_sectors, y.fetch_sectors);
-      BOOST_REQUIRE_EQUAL(x.writeback_sectors, y.writeback_sectors);
-      BOOST_REQUIRE_EQUAL(x.far, y.far);
-      BOOST_REQUIRE_EQUAL(x.pending_ready, y.pending_ready);
+      require_same(fast.access(a, now, part), slow.access(a, now, part));
       const double fill = now + 300 + static_cast<double>(rng() % 500);
       fast.complete(fill, fill);
       slow.complete(fill, fill);
@@ -286,6 +310,8 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
     BOOST_TEST(f.lookup_hit_sectors == s.lookup_hit_sectors);
     BOOST_TEST(fast.dirty_sectors() == slow.dirty_sectors());
     BOOST_TEST(fast.resident_sectors() == slow.resident_sectors());
+    BOOST_TEST(fast.lru_order_consistent());
+    BOOST_TEST(slow.lru_order_consistent());
     BOOST_TEST(fast.counters().fast_path_requests > 1000);  // the fast path was exercised
     BOOST_TEST(slow.counters().fast_path_requests == 0);
   }
@@ -416,17 +442,7 @@ BOOST_AUTO_TEST_CASE(the_cache_matches_a_plain_reference_model_request_by_reques
         ReferenceL2 ref(g, policy);
         std::mt19937_64 rng(11);
         const u64 span = static_cast<u64>(g.capacity_bytes) * 3;  // 3x the cache: hits and misses
-        std::vector<RangeAccess> pool;
-        for (int i = 0; i < 64; ++i) {
-          RangeAccess a = range(AccessKind::Read, kBase + rng() % span, 1 + static_cast<i64>(rng() % 1500));
-          if (i % 2 == 0) {
-            a.rows = 1 + static_cast<i64>(rng() % 40);
-            const i64 strides[] = {2048, 4096, 200, 96, 0};
-            a.stride = strides[rng() % 5];
-            a.row_bytes = 1 + static_cast<i64>(rng() % 300);
-          }
-          pool.push_back(a);
-        }
+        const std::vector<RangeAccess> pool = random_tiles(rng, span, 64, 1500, 40, 300, {2048, 4096, 200, 96, 0});
         double now = 0;
         i64 fast_requests = 0;
         for (int step = 0; step < 6000; ++step) {
@@ -454,11 +470,73 @@ BOOST_AUTO_TEST_CASE(the_cache_matches_a_plain_reference_model_request_by_reques
           BOOST_REQUIRE_EQUAL(l2.dirty_sectors(), ref.dirty_sectors());
         }
         BOOST_TEST(l2.resident_sectors() == ref.resident_sectors());
+        BOOST_TEST(l2.lru_order_consistent());
         fast_requests = l2.counters().fast_path_requests + l2.counters().dirty_mark_visits;
         BOOST_TEST((fast_requests > 0) == fast_path);  // the shortcuts were taken
       }
     }
   }
+}
+
+// The 16-way sets' LRU order and the specialised line loop against the
+// general loop that searches the stamps (ordered_sets = false): random
+// requests (tiles that repeat, so tile records form, take lines over and are
+// raised by fast-path hits; odd offsets and strides; all kinds; 3 tensors)
+// under each policy, with and without the tile fast path and a dirty limit,
+// 1, 2 and 4 partitions, and now and then a flush: every request's outcome
+// and every counter agree after every request.
+BOOST_AUTO_TEST_CASE(ordered_sets_give_the_reference_loop_results) {
+  for (const std::string policy : {"lru", "fifo", "bip"})
+    for (const i64 partitions : {1, 2, 4})
+      for (const bool fast_path : {true, false})
+        for (const bool limited : {false, true}) {
+          L2Options ordered = options(policy, 30, fast_path), plain = ordered;
+          plain.ordered_sets = false;
+          if (limited) ordered.dirty_limit_bytes = plain.dirty_limit_bytes = 24 * 1024;
+          const L2Geometry g = small_l2(128 * 1024, partitions);
+          L2Cache x(g, ordered), y(g, plain);
+          std::mt19937_64 rng(static_cast<u64>(partitions) * 7 + fast_path * 3 + limited);
+          const u64 span = static_cast<u64>(g.capacity_bytes) * 3;
+          const std::vector<RangeAccess> pool = random_tiles(rng, span, 80, 2000, 64, 256, {2048, 4096, 128, 200, 0});
+          double now = 0;
+          for (int step = 0; step < 5000; ++step) {
+            RangeAccess a = pool[rng() % pool.size()];
+            if (rng() % 8 == 0) a.addr = kBase + rng() % span;
+            const unsigned k = static_cast<unsigned>(rng() % 10);
+            a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+            a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+            now += static_cast<double>(rng() % 40);
+            const int part = static_cast<int>(rng() % static_cast<u64>(partitions));
+            if (rng() % 1000 == 0) BOOST_REQUIRE_EQUAL(x.flush(), y.flush());
+            require_same(x.access(a, now, part), y.access(a, now, part));
+            const double fill = now + 100 + static_cast<double>(rng() % 900);
+            x.complete(fill, fill + 10);
+            y.complete(fill, fill + 10);
+            const auto cx = x.counters(), cy = y.counters();
+            for (int kind = 0; kind < memory::kAccessKinds; ++kind) {
+              const auto &kx = cx.kind[static_cast<size_t>(kind)], &ky = cy.kind[static_cast<size_t>(kind)];
+              BOOST_REQUIRE_EQUAL(kx.hit_sectors, ky.hit_sectors);
+              BOOST_REQUIRE_EQUAL(kx.miss_sectors, ky.miss_sectors);
+              BOOST_REQUIRE_EQUAL(kx.lookup_hit_sectors, ky.lookup_hit_sectors);
+              BOOST_REQUIRE_EQUAL(kx.lookup_miss_sectors, ky.lookup_miss_sectors);
+              BOOST_REQUIRE_EQUAL(kx.merged_requests, ky.merged_requests);
+            }
+            BOOST_REQUIRE_EQUAL(cx.tensor.size(), cy.tensor.size());
+            for (size_t t = 0; t < cx.tensor.size(); ++t) {
+              BOOST_REQUIRE_EQUAL(cx.tensor[t].hit_sectors, cy.tensor[t].hit_sectors);
+              BOOST_REQUIRE_EQUAL(cx.tensor[t].fetch_sectors, cy.tensor[t].fetch_sectors);
+              BOOST_REQUIRE_EQUAL(cx.tensor[t].writeback_sectors, cy.tensor[t].writeback_sectors);
+            }
+            BOOST_REQUIRE_EQUAL(cx.fetch_sectors, cy.fetch_sectors);
+            BOOST_REQUIRE_EQUAL(cx.writeback_sectors, cy.writeback_sectors);
+            BOOST_REQUIRE_EQUAL(cx.early_writeback_sectors, cy.early_writeback_sectors);
+            BOOST_REQUIRE_EQUAL(cx.fast_path_requests, cy.fast_path_requests);
+            BOOST_REQUIRE_EQUAL(x.dirty_sectors(), y.dirty_sectors());
+          }
+          BOOST_TEST(x.resident_sectors() == y.resident_sectors());
+          BOOST_TEST(x.lru_order_consistent());
+          if (fast_path) BOOST_TEST(x.counters().fast_path_requests > 0);  // records formed
+        }
 }
 
 // Lines are hashed to sets a 512-line block at a time when the set count

@@ -443,6 +443,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   l2o.merge_window_cycles = options.l2_merge_window_cycles.value_or(p.l2_merge_window_cycles);
   l2o.dirty_limit_bytes = options.l2_dirty_limit_bytes.value_or(p.l2_dirty_limit_bytes);
   l2o.tile_fast_path = options.l2_tile_fast_path;
+  l2o.ordered_sets = options.l2_ordered_sets;
   l2o.set_sampling = options.l2_set_sampling;
   memory::MemorySystem mem(p, l2o);
   std::unique_ptr<Timeline> timeline;

@@ -55,6 +55,9 @@ struct EngineOptions {
   std::optional<double> l2_dirty_limit_bytes;
   // Exact tile-level fast path in the L2 (false: line by line; for tests).
   bool l2_tile_fast_path = true;
+  // Exact: 16-way L2 sets keep an LRU order and a specialised per-line loop
+  // (false: the general loop that searches the stamps; for tests).
+  bool l2_ordered_sets = true;
   // Simulate one L2 set group in this many and scale the counts (1 = exact;
   // a power of two up to 256). An approximation for fast sweeps:
   // docs/engine.md gives its measured error.

@@ -142,7 +142,9 @@ struct L2Cache::TileRecord {
   u32 lookups = 0;        // non-merged lookups so far
   u32 owner_id = 0;        // its id as an owner of lines (0 = owns none)
   std::uint8_t partition_mask = 0;
-  bool owner = false;      // owns its lines
+  std::uint8_t idle_owns = 0;  // line-by-line visits in a row whose ownership no shortcut used
+  bool owner = false;      // took ownership of its lines at its last line-by-line visit
+  bool used = false;       // ... and a shortcut (fast path, dirty bits only) used it since
   bool valid = false;      // owns all of them, all requested sectors valid
   bool all_dirty = false;  // ... and dirty
   trace::TensorIndex tensor = 0;
@@ -188,6 +190,8 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   hit_refreshes_ = policy_->hit_refreshes();
+  compact_ = geometry_.ways == 16 && options_.ordered_sets;
+  partitions_pow2_ = is_pow2(geometry_.partitions);
   rule_ = replacement_rule(options_.replacement);
   sets_ = geometry_.sets();
   sampling_ = options_.set_sampling;
@@ -213,6 +217,7 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   meta_bytes_ = (2 * sizeof(u64) + 3 * w + 63) / 64 * 64;
   set_stride_ = meta_bytes_ + (4 * sizeof(u32) * w + 63) / 64 * 64;
   prefetch_bytes_ = meta_bytes_ + 3 * sizeof(u32) * w;
+  if (compact_ && set_stride_ != kCompactStride) throw std::logic_error("16-way set layout");
   block_ = std::make_unique<Block>(set_stride_ * static_cast<size_t>(stored_sets_));
   if (limited_)  // the sampled sets hold 1 / sampling_ of the dirty lines
     dirty_limit_sectors_ = static_cast<i64>(options_.dirty_limit_bytes / static_cast<double>(geometry_.sector_bytes) /
@@ -225,26 +230,21 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
 
 L2Cache::~L2Cache() = default;
 
-// Per set: [valid_ways, owned_ways, valid[W], dirty[W], tensor[W]] padded to
-// 64 B, then tags, stamps, fill times and owners (W x 4 B each). A line's
-// owner is meaningful only while its bit in owned_ways is set, so requests
-// that involve no tile record never touch the owners.
+// Per set: a 16-byte header, valid[W], dirty[W], tensor[W] padded to 64 B,
+// then tags, stamps, fill times and owners (W x 4 B each). A line's owner is
+// meaningful only while its bit in owned_ways is set, so requests that
+// involve no tile record never read the owners.
 L2Cache::SetView L2Cache::set_view(u64 set) const { return set_view(block_->data_, set); }
 
 L2Cache::SetView L2Cache::set_view(std::byte* block, u64 set) const {
-  std::byte* b = block + set * set_stride_;
-  const size_t w = static_cast<size_t>(ways_);
-  SetView v;
-  v.valid_ways = reinterpret_cast<u64*>(b);
-  v.owned_ways = v.valid_ways + 1;
-  v.valid = reinterpret_cast<std::uint8_t*>(v.owned_ways + 1);
-  v.dirty = v.valid + w;
-  v.tensor = v.dirty + w;
-  v.tag = reinterpret_cast<u32*>(b + meta_bytes_);
-  v.stamp = v.tag + w;
-  v.ready = v.stamp + w;
-  v.owner = v.ready + w;
-  return v;
+  return compact_ ? set_view_of<16>(block, set) : set_view_of<0>(block, set);
+}
+
+template <int W>
+L2Cache::SetView L2Cache::set_view_of(std::byte* block, u64 set) const {
+  constexpr bool compact = W == 16;
+  return {block + set * (compact ? kCompactStride : set_stride_), compact ? 16 : static_cast<size_t>(ways_),
+          compact ? 64 : meta_bytes_, compact};
 }
 
 // XOR-fold of the line address (the real hash is unpublished), then modulo
@@ -314,7 +314,7 @@ bool L2Cache::holds(u64 addr) const {
   const SetView s = set_view(stored_set(set));
   const unsigned sector = static_cast<unsigned>((addr & static_cast<u64>(geometry_.line_bytes - 1)) >> sector_shift_);
   for (int w = 0; w < ways_; ++w)
-    if (((*s.valid_ways >> w) & 1u) != 0 && s.tag[w] == static_cast<u32>(line)) return (s.valid[w] >> sector) & 1u;
+    if (((s.valid_ways() >> w) & 1u) != 0 && s.tag()[w] == static_cast<u32>(line)) return (s.valid()[w] >> sector) & 1u;
   return false;
 }
 
@@ -322,7 +322,7 @@ i64 L2Cache::resident_sectors() const {
   i64 n = 0;
   for (i64 set = 0; set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    for (int w = 0; w < ways_; ++w) n += popc(s.valid[w]);
+    for (int w = 0; w < ways_; ++w) n += popc(s.valid()[w]);
   }
   return n * sampling_;
 }
@@ -353,9 +353,14 @@ u32 L2Cache::encode_ready(double t) const {
 }
 
 void L2Cache::begin_kernel(double now) {
-  for (i64 set = 0; set < stored_sets_; ++set) {
-    const SetView s = set_view(static_cast<u64>(set));
-    std::fill(s.ready, s.ready + ways_, 0u);
+  if (compact_) {  // tickets of earlier kernels mean no fill in flight
+    kernel_stamp_ = clock_;
+    fill_at_.clear();
+  } else {
+    for (i64 set = 0; set < stored_sets_; ++set) {
+      const SetView s = set_view(static_cast<u64>(set));
+      std::fill(s.ready(), s.ready() + ways_, 0u);
+    }
   }
   ready_base_ = now;
   for (auto& r : records_) r.fill_ready = std::min(r.fill_ready, now);
@@ -444,25 +449,21 @@ void L2Cache::release_all_owners() {
 void L2Cache::rebuild_records(double now) {
   for (i64 set = 0; any_owner_ && set < stored_sets_; ++set) {
     const SetView s = set_view(static_cast<u64>(set));
-    for (u64 m = *s.owned_ways; m != 0; m &= m - 1) {
-      const int w = std::countr_zero(m);
-      s.stamp[w] = std::max(s.stamp[w], owner_stamp_[s.owner[w]]);
-    }
-    *s.owned_ways = 0;
+    if (s.owned_ways() == 0) continue;
+    fold_owner_stamps(s);
+    s.set_owned_ways(0);
   }
   release_all_owners();
-  std::vector<TileRecord> kept;
-  kept.reserve(records_.capacity());
-  kept.emplace_back();
+  size_t kept = 1;  // compacted in place: no allocation
   for (size_t r = 1; r < records_.size(); ++r) {
     TileRecord t = records_[r];
     if (!(now - t.last_read_lookup < options_.merge_window_cycles)) continue;
     t.owner = t.valid = t.all_dirty = false;
     t.fill_ready = 0;
-    kept.push_back(t);
+    t.owner_id = 0;
+    records_[kept++] = t;
   }
-  for (TileRecord& t : kept) t.owner_id = 0;
-  records_ = std::move(kept);
+  records_.resize(kept);
   std::fill(record_slots_.begin(), record_slots_.end(), 0);
   for (u32 id = 1; id < records_.size(); ++id) {
     const TileRecord& t = records_[id];
@@ -492,6 +493,11 @@ u64 match_ways(const u32* v, u32 value, int runtime_ways) {
   int w = 0;
 #if defined(__SSE2__)
   const __m128i wanted = _mm_set1_epi32(static_cast<int>(value));
+  if constexpr (W == 16) {  // four compares packed to 16 bytes, one mask
+    auto eq = [&](int k) { return _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + k)), wanted); };
+    const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(4)), _mm_packs_epi32(eq(8), eq(12)));
+    return static_cast<u64>(_mm_movemask_epi8(bytes));
+  }
   for (; w + 4 <= n; w += 4) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + w));
     match |= static_cast<u64>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, wanted)))) << w;
@@ -529,6 +535,51 @@ u32 lowest_value(const u32* v, int runtime_ways) {
   return lowest;
 }
 
+int popc16(u64 v) { return kPopcount[v & 0xffu] + kPopcount[(v >> 8) & 0xffu]; }
+
+// A 16-way set's LRU order as 16 nibbles: nibble k (k < n, n = valid ways) is
+// the way k-th from the least recently used end, sorted by (stamp, way), so the
+// victim of a full set is nibble 0 unless a tile record has raised its stamp.
+// Each function is a few shifts and masks.
+namespace order16 {
+constexpr u64 kOnes = 0x1111111111111111ull;
+inline unsigned at(u64 order, unsigned p) { return static_cast<unsigned>(order >> (4 * p)) & 15u; }
+inline u64 below(unsigned p) { return (u64{1} << (4 * p)) - 1; }  // p < 16
+// Removes the entry at p (< 16); the freed top nibble becomes 0.
+inline u64 remove_at(u64 order, unsigned p) { return (order & below(p)) | ((order >> 4) & ~below(p)); }
+// Inserts way w at p (< 16) into a list of fewer than 16 entries.
+inline u64 insert_at(u64 order, unsigned p, unsigned w) {
+  return (order & below(p)) | ((order & ~below(p)) << 4) | (u64{w} << (4 * p));
+}
+// Position of way w, which must be listed: the lowest zero nibble of order ^ w
+// (the borrow trick can only mark nibbles above the first zero).
+inline unsigned find(u64 order, unsigned w) {
+  const u64 x = order ^ (u64{w} * kOnes);
+  return static_cast<unsigned>(std::countr_zero((x - kOnes) & ~x & (kOnes << 3))) / 4;
+}
+// Inserts way w with stamp s into an n-entry list (n < 16), after every
+// (stamp, way) below (s, w): a binary search over the positions.
+u64 insert_sorted(u64 order, unsigned n, unsigned w, u32 s, const u32* stamp) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) / 2;
+    const unsigned e = at(order, mid);
+    if (stamp[e] < s || (stamp[e] == s && e < w)) lo = mid + 1;
+    else hi = mid;
+  }
+  return insert_at(order, lo, w);
+}
+// The same for the usual case, inline: s is at least every listed stamp, so
+// w goes last unless the last entry has the same stamp and a higher way.
+inline u64 insert_newest(u64 order, unsigned n, unsigned w, u32 s, const u32* stamp) {
+  if (n != 0) {
+    const unsigned e = at(order, n - 1);
+    if (stamp[e] > s || (stamp[e] == s && e > w)) return insert_sorted(order, n, w, s, stamp);
+  }
+  return order | (u64{w} << (4 * n));  // nibbles from n up are 0
+}
+}  // namespace order16
+
 // An empty way if there is one, else the first way with the lowest effective
 // stamp. An owned line's effective stamp is max(own stamp, owner's stamp) >=
 // its own stamp, so the lowest own stamp decides unless an owned way holding
@@ -555,6 +606,68 @@ int choose_victim(u64 valid_ways, u64 owned, const u32* stamp, const u32* owner,
 
 }  // namespace
 
+// Gives way w the newest stamp and moves it to the most recently used end.
+[[gnu::always_inline]] inline void L2Cache::make_newest(const SetView& s, int w, u32 now) {
+  const u64 valid_ways = s.valid_ways();
+  const unsigned n = valid_ways == 0xffffu ? 16u : static_cast<unsigned>(popc16(valid_ways));
+  const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+  s.order() = order16::insert_newest(order, n - 1, static_cast<unsigned>(w), now, s.stamp());
+  s.stamp()[w] = now;
+}
+
+void L2Cache::reorder(const SetView& s, int w) {
+  const unsigned n = static_cast<unsigned>(popc16(s.valid_ways()));
+  const u64 order = order16::remove_at(s.order(), order16::find(s.order(), static_cast<unsigned>(w)));
+  s.order() = order16::insert_sorted(order, n - 1, static_cast<unsigned>(w), s.stamp()[w], s.stamp());
+}
+
+bool L2Cache::lru_order_consistent() const {
+  if (!compact_) return true;
+  for (i64 set = 0; set < stored_sets_; ++set) {
+    const SetView s = set_view(static_cast<u64>(set));
+    const u64 valid = s.valid_ways();
+    const unsigned n = static_cast<unsigned>(popc16(valid));
+    u64 seen = 0;
+    for (unsigned p = 0; p < n; ++p) {
+      const unsigned w = order16::at(s.order(), p);
+      seen |= u64{1} << w;
+      if (p > 0) {
+        const unsigned e = order16::at(s.order(), p - 1);
+        if (s.stamp()[e] > s.stamp()[w] || (s.stamp()[e] == s.stamp()[w] && e >= w)) return false;
+      }
+    }
+    if (seen != valid) return false;
+  }
+  return true;
+}
+
+// A present line passes to owner `me` (a tile taking ownership): it keeps
+// its effective stamp, and the record that owned it is no longer valid.
+[[gnu::always_inline]] inline void L2Cache::take_over(const SetView& s, int w, u32 me) {
+  const u64 owned = s.owned_ways();
+  if (((owned >> w) & 1u) == 0) {
+    s.owner()[w] = me;
+    ++owner_lines_[me];
+    s.set_owned_ways(owned | (u64{1} << w));
+    return;
+  }
+  const u32 o = s.owner()[w];
+  s.stamp()[w] = std::max(s.stamp()[w], owner_stamp_[o]);
+  if (o == me) return;
+  records_[owner_record_[o]].valid = false;
+  if (--owner_lines_[o] == 0) released_.push_back(o);
+  s.owner()[w] = me;
+  ++owner_lines_[me];
+}
+
+// The members the line loops use, as plain pointers and values.
+L2Cache::LoopState L2Cache::loop_state(u32 rec, bool own) {
+  if (fills_.size() < line_count_) fills_.resize(line_count_);
+  return {lines_.data(),         line_count_,         fills_.data(),       records_.data(),
+          owner_stamp_.data(),   owner_record_.data(), owner_lines_.data(), counters_.tensor.data(),
+          own ? records_[rec].owner_id : 0};
+}
+
 // Visits lines_ in address order: per line a hit (missing sectors fetched for
 // reads and reductions) or an allocation (write-allocate; the victim's dirty
 // sectors are written back). Set blocks are prefetched a few lines ahead
@@ -568,19 +681,10 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   constexpr bool writes = K != trace::AccessKind::Read;
   constexpr size_t kAhead = 16;
   const int n_ways = ways.get();
-  const LineRef* const lines = lines_.data();
-  const size_t n = line_count_;
-  if (fills_.size() < n) fills_.resize(n);
-  Fill* const fills = fills_.data();
-  TileRecord* const records = records_.data();
-  const u32* const owner_stamp = owner_stamp_.data();
-  const u32* const owner_record = owner_record_.data();
-  u32* const owner_lines = owner_lines_.data();
-  const u32 me = Own ? records_[rec].owner_id : 0;  // this tile's owner id
+  const auto [lines, n, fills, records, owner_stamp, owner_record, owner_lines, tensor_counts, me] = loop_state(rec, Own);
   auto drop = [&](u32 o) {  // a line leaves owner o
     if (--owner_lines[o] == 0) released_.push_back(o);
   };
-  L2TensorCounts* const tensor_counts = counters_.tensor.data();  // sized past every line's tensor
   const ReplacementRule rule = rule_;
   const u64 all_ways = all_ways_;
   const u64 line_high = line_high_ << 32;
@@ -602,14 +706,7 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   const size_t prefetch_lines = (prefetch_bytes_ + 63) / 64;
   auto prefetch = [&](u64 set) {
     const std::byte* b = block + set * set_stride;
-    if constexpr (W == 16) {  // 64 B of meta, then 64 B each of tags, stamps and fill times
-      __builtin_prefetch(b, 1);
-      __builtin_prefetch(b + 64, 1);
-      __builtin_prefetch(b + 128, 1);
-      __builtin_prefetch(b + 192, 1);
-    } else {
-      for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);
-    }
+    for (size_t k = 0; k < prefetch_lines; ++k) __builtin_prefetch(b + 64 * k, 1);
   };
   // Owners: once a set's meta has arrived (half the distance later), its
   // owner line is fetched if it has owned ways.
@@ -619,38 +716,24 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) prefetch(lines[i + kAhead].set);
     if (owners && i + kOwnersAhead < n) {
-      const SetView ahead = set_view(block, lines[i + kOwnersAhead].set);
-      if (*ahead.owned_ways != 0) __builtin_prefetch(ahead.owner);
+      const SetView ahead = set_view_of<W>(block, lines[i + kOwnersAhead].set);
+      if (ahead.owned_ways() != 0) __builtin_prefetch(ahead.owner());
     }
     const LineRef l = lines[i];
     partition_mask |= 1u << (partitions_pow2 ? static_cast<unsigned>(l.set & (partitions - 1))
                                              : static_cast<unsigned>(l.set % partitions));
-    const SetView s = set_view(block, l.set);
+    const SetView s = set_view_of<W>(block, l.set);
     const unsigned mask = l.mask;
-    const u64 found = match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways;
+    const u64 valid_ways = s.valid_ways();
+    const u64 found = match_ways<W>(s.tag(), l.tag, n_ways) & valid_ways;
     int w;
     if (found != 0) {
       // Line present: the sectors it lacks are misses.
       w = std::countr_zero(found);
       const u64 bit = u64{1} << w;
-      if constexpr (Own) {
-        if ((*s.owned_ways & bit) != 0) {
-          const u32 o = s.owner[w];
-          s.stamp[w] = std::max(s.stamp[w], owner_stamp[o]);  // keep its effective stamp
-          if (o != me) {
-            records[owner_record[o]].valid = false;
-            drop(o);
-            s.owner[w] = me;
-            ++owner_lines[me];
-          }
-        } else {
-          s.owner[w] = me;
-          ++owner_lines[me];
-          *s.owned_ways |= bit;
-        }
-      }
-      pending = std::max(pending, s.ready[w]);
-      const unsigned valid = s.valid[w];
+      if constexpr (Own) take_over(s, w, me);
+      pending = std::max(pending, s.ready()[w]);
+      const unsigned valid = s.valid()[w];
       const unsigned missing = mask & ~valid;
       hits += popc(mask & valid);
       misses += popc(missing);
@@ -658,60 +741,60 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
         fetch += popc(missing);
         fills[filled++] = {l.set, w};
       }
-      s.valid[w] = static_cast<std::uint8_t>(valid | mask);
+      s.valid()[w] = static_cast<std::uint8_t>(valid | mask);
       if constexpr (writes) {
-        dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty[w]));
-        if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
-        s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | mask);
-        if (s.tensor[w] != tensor) {
-          if ((*s.owned_ways & bit) != 0 && s.owner[w] != me) records[owner_record[s.owner[w]]].valid = false;
-          s.tensor[w] = tensor;
+        dirty_delta += popc(mask & ~static_cast<unsigned>(s.dirty()[w]));
+        if (s.dirty()[w] == 0) note_dirtied(l.set, l.tag, w);
+        s.dirty()[w] = static_cast<std::uint8_t>(s.dirty()[w] | mask);
+        if (s.tensor()[w] != tensor) {
+          if ((s.owned_ways() & bit) != 0 && s.owner()[w] != me) records[owner_record[s.owner()[w]]].valid = false;
+          s.tensor()[w] = tensor;
         }
       }
-      if (rule.hit_refreshes) s.stamp[w] = stamp;
+      if (rule.hit_refreshes) s.stamp()[w] = stamp;
     } else {
       // Line absent: allocate (write-allocate; reads and reductions fetch).
-      w = choose_victim<W>(*s.valid_ways, *s.owned_ways, s.stamp, s.owner, all_ways, owner_stamp, n_ways);
+      w = choose_victim<W>(valid_ways, s.owned_ways(), s.stamp(), s.owner(), all_ways, owner_stamp, n_ways);
       const u64 bit = u64{1} << w;
-      if ((*s.valid_ways & bit) != 0) {
-        if (const unsigned dirty = s.dirty[w]; dirty != 0) {
+      if ((valid_ways & bit) != 0) {
+        if (const unsigned dirty = s.dirty()[w]; dirty != 0) {
           const int d = popc(dirty);
           writeback += d;
           dirty_delta -= d;
-          tensor_counts[s.tensor[w]].writeback_sectors += d;
+          tensor_counts[s.tensor()[w]].writeback_sectors += d;
         }
-        if ((*s.owned_ways & bit) != 0) {
-          const u32 o = s.owner[w];
+        if ((s.owned_ways() & bit) != 0) {
+          const u32 o = s.owner()[w];
           records[owner_record[o]].valid = false;
           evicted_own |= o == me;
           drop(o);
         }
       }
-      s.tag[w] = l.tag;
-      s.valid[w] = static_cast<std::uint8_t>(mask);
-      s.dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+      s.tag()[w] = l.tag;
+      s.valid()[w] = static_cast<std::uint8_t>(mask);
+      s.dirty()[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
       if constexpr (writes) {
         dirty_delta += popc(mask);
         note_dirtied(l.set, l.tag, w);
       }
-      s.stamp[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
-      *s.valid_ways |= bit;
+      s.stamp()[w] = static_cast<u32>(rule.fill_stamp(stamp, line_high | l.tag));
+      s.set_valid_ways(valid_ways | bit);
       if constexpr (Own) {
-        s.owner[w] = me;
+        s.owner()[w] = me;
         ++owner_lines[me];
-        *s.owned_ways |= bit;
+        s.set_owned_ways(s.owned_ways() | bit);
       } else {
-        *s.owned_ways &= ~bit;
+        s.set_owned_ways(s.owned_ways() & ~bit);
       }
-      s.tensor[w] = tensor;
-      s.ready[w] = 0;
+      s.tensor()[w] = tensor;
+      s.ready()[w] = 0;
       misses += popc(mask);
       if constexpr (reads) {
         fetch += popc(mask);
         fills[filled++] = {l.set, w};
       }
     }
-    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(s.dirty[w]) & mask) == mask;
+    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(s.dirty()[w]) & mask) == mask;
   }
   v.hits += hits;
   v.misses += misses;
@@ -723,6 +806,179 @@ void L2Cache::visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W
   v.all_dirty = v.all_dirty && all_dirty;
   dirty_sectors_ += dirty_delta;
   fill_count_ = filled;
+  counters_.line_visits += static_cast<i64>(n);
+}
+
+// A full 16-way set's victim (victim16): the least recently used way by own
+// stamp, unless a tile record has raised that way's stamp (a line's stamp is
+// max(own, owner's)). Then that way takes its effective stamp as its own
+// (exact: owner stamps only grow until they are folded into the lines) and
+// moves to its place in the LRU order, until the way at the old end is not
+// raised: its own stamp is then the lowest effective one.
+int L2Cache::fold_raised_stamps(std::byte* head) {
+  const SetView s{head, 16, 64, true};
+  for (;;) {  // each way is folded at most once
+    const int w = static_cast<int>(s.order() & 15u);
+    if (((s.owned_ways() >> w) & 1u) == 0) return w;
+    const u32 raised = owner_stamp_[s.owner()[w]];
+    if (raised <= s.stamp()[w]) return w;
+    s.stamp()[w] = raised;
+    reorder(s, w);
+  }
+}
+
+// Each owned line takes max(own stamp, owner's stamp) as its own stamp
+// (effective stamps, and so every replacement decision, stay the same).
+void L2Cache::fold_owner_stamps(const SetView& s) {
+  for (u64 m = s.owned_ways(); m != 0; m &= m - 1) {
+    const int w = std::countr_zero(m);
+    const u32 raised = owner_stamp_[s.owner()[w]];
+    if (raised > s.stamp()[w]) {
+      s.stamp()[w] = raised;
+      if (s.compact) reorder(s, w);
+    }
+  }
+}
+
+// visit_lines for 16-way sets that keep their LRU order (every profile's
+// default): the same per-line work with the set layout known, the victim
+// from the LRU order, and only the counts a visit can change kept live (for reads and reductions every missing sector is
+// fetched, so fetches equal misses).
+template <trace::AccessKind K, bool Own, bool Lru>
+void L2Cache::visit16(const trace::RangeAccess& a, u32 rec, Visit& v) {
+  constexpr bool reads = K != trace::AccessKind::Write;
+  constexpr bool writes = K != trace::AccessKind::Read;
+  constexpr size_t kAhead = 16, kStride = kCompactStride;
+  const auto [lines, n, fills, records, owner_stamp, owner_record, owner_lines, tensor_counts, me] = loop_state(rec, Own);
+  auto drop = [&](u32 o) {  // a line leaves owner o
+    if (--owner_lines[o] == 0) released_.push_back(o);
+  };
+  std::byte* const block = block_->data_;
+  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
+  const u32 now = v.stamp;  // also this request's fill ticket
+  const u32* const fill_at = fill_at_.data();
+  const u32 fill_tickets = static_cast<u32>(fill_at_.size()), first_ticket = kernel_stamp_;
+  auto fill_of = [&](u32 ticket) {  // encoded fill time (0: none, or before this kernel)
+    const u32 k = ticket - first_ticket;
+    return k < fill_tickets ? fill_at[k] : 0u;
+  };
+  bool new_fills = false;
+  const ReplacementRule rule = Lru ? ReplacementRule{true, false} : rule_;
+  const u64 line_high = line_high_ << 32;
+  const u64 partitions = static_cast<u64>(geometry_.partitions);
+  const bool partitions_pow2 = Lru || (partitions & (partitions - 1)) == 0;  // (Lru: checked by the caller)
+  const bool limited = limited_;
+  i64 hits = 0, misses = 0, writeback = 0, dirty_delta = 0;
+  u32 pending = 0;  // encoded: the latest fill over present lines
+  unsigned partition_mask = 0;
+  size_t filled = 0;
+  bool evicted_own = false, all_dirty = true;
+  // The whole set: meta, tags, stamps, fill tickets and owners (prefetching
+  // the owners always costs less than deciding whether they will be needed).
+  auto prefetch = [&](u64 set) {
+    const std::byte* b = block + set * kStride;
+    for (size_t k = 0; k < kStride; k += 64) __builtin_prefetch(b + k, 1);
+  };
+  for (size_t i = 0; i < std::min(n, kAhead); ++i) prefetch(lines[i].set);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch(lines[i + kAhead].set);
+    const LineRef l = lines[i];
+    partition_mask |= 1u << (partitions_pow2 ? l.set & (partitions - 1) : l.set % partitions);
+    const SetView s = set_view_of<16>(block, l.set);
+    std::uint8_t* const valid = s.valid();
+    std::uint8_t* const dirty = s.dirty();
+    u32* const stamp = s.stamp();
+    const unsigned mask = l.mask;
+    const u64 valid_ways = s.valid_ways();
+    const u64 found = match_ways<16>(s.tag(), l.tag, 16) & valid_ways;
+    int w;
+    if (found != 0) {
+      // Line present: the sectors it lacks are misses.
+      w = std::countr_zero(found);
+      const u32 old_stamp = stamp[w];
+      if constexpr (Own) take_over(s, w, me);
+      pending = std::max(pending, fill_of(s.ready()[w]));
+      const unsigned had = valid[w];
+      const unsigned missing = mask & ~had;
+      hits += popc(mask & had);
+      if (missing != 0) {
+        misses += popc(missing);
+        if (reads) fills[filled++] = {l.set, w};
+      }
+      valid[w] = static_cast<std::uint8_t>(had | mask);
+      if constexpr (writes) {
+        const unsigned was = dirty[w];
+        dirty_delta += popc(mask & ~was);
+        if (was == 0 && limited) note_dirtied(l.set, l.tag, w);
+        dirty[w] = static_cast<std::uint8_t>(was | mask);
+        if (s.tensor()[w] != tensor) {  // (an owned line is this tile's by now when Own)
+          if (!Own && ((s.owned_ways() >> w) & 1u) != 0) records[owner_record[s.owner()[w]]].valid = false;
+          s.tensor()[w] = tensor;
+        }
+      }
+      if (rule.hit_refreshes) {
+        if (stamp[w] != now) make_newest(s, w, now);
+      } else if (stamp[w] != old_stamp) {  // raised to its owner's
+        reorder(s, w);
+      }
+    } else {
+      // Line absent: allocate (write-allocate; reads and reductions fetch).
+      unsigned listed;  // entries left in the LRU order
+      if (valid_ways != 0xffffu) {
+        w = std::countr_zero(~valid_ways);
+        listed = static_cast<unsigned>(popc16(valid_ways));
+      } else {
+        w = victim16(s);
+        const u64 order = s.order();
+        s.order() = order >> 4;  // the victim is the least recently used way
+        listed = 15;
+        if (const unsigned d = dirty[w]; d != 0) {
+          writeback += popc(d);
+          tensor_counts[s.tensor()[w]].writeback_sectors += popc(d);
+        }
+        if (const u64 owned = s.owned_ways(); ((owned >> w) & 1u) != 0) {
+          const u32 o = s.owner()[w];
+          records[owner_record[o]].valid = false;
+          evicted_own |= Own && o == me;
+          drop(o);
+          if (!Own) s.set_owned_ways(owned & ~(u64{1} << w));
+        }
+      }
+      s.tag()[w] = l.tag;
+      valid[w] = static_cast<std::uint8_t>(mask);
+      if constexpr (writes) {
+        dirty_delta += popc(mask);
+        if (limited) note_dirtied(l.set, l.tag, w);
+      }
+      dirty[w] = static_cast<std::uint8_t>(writes ? mask : 0u);
+      const u32 fill_stamp = static_cast<u32>(rule.fill_stamp(now, line_high | l.tag));
+      s.order() = order16::insert_newest(s.order(), listed, static_cast<unsigned>(w), fill_stamp, stamp);
+      stamp[w] = fill_stamp;
+      s.set_valid_ways(valid_ways | (u64{1} << w));
+      if constexpr (Own) {
+        s.owner()[w] = me;
+        ++owner_lines[me];
+        s.set_owned_ways(s.owned_ways() | (u64{1} << w));
+      }
+      s.tensor()[w] = tensor;
+      s.ready()[w] = reads ? now : 0u;  // a new line's data comes with this request's fill
+      new_fills |= reads;
+      misses += popc(mask);
+    }
+    if constexpr (Own) all_dirty = all_dirty && (static_cast<unsigned>(dirty[w]) & mask) == mask;
+  }
+  v.hits += hits;
+  v.misses += misses;
+  if (reads) v.fetch += misses;
+  v.writeback += writeback;
+  v.pending = std::max(v.pending, decode_ready(pending));
+  v.partition_mask |= partition_mask;
+  v.evicted_own = v.evicted_own || evicted_own;
+  v.all_dirty = v.all_dirty && all_dirty;
+  dirty_sectors_ += dirty_delta - writeback;
+  fill_count_ = filled;  // lines that were present: complete() keeps the later fill of each
+  ticket_fills_ = new_fills || filled != 0;
+  ticket_owner_ = Own && new_fills ? rec : 0;  // its record owns the new lines
   counters_.line_visits += static_cast<i64>(n);
 }
 
@@ -747,13 +1003,16 @@ void L2Cache::mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways) {
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) prefetch(lines[i + kAhead].set);
     const LineRef l = lines[i];
-    const SetView s = set_view(block, l.set);
-    const int w = std::countr_zero(match_ways<W>(s.tag, l.tag, n_ways) & *s.valid_ways);
-    dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty[w]));
-    if (s.dirty[w] == 0) note_dirtied(l.set, l.tag, w);
-    s.dirty[w] = static_cast<std::uint8_t>(s.dirty[w] | l.mask);
-    s.tensor[w] = tensor;
-    if (refresh) s.stamp[w] = stamp;  // the newest stamp: max(own, owner's) is this
+    const SetView s = set_view_of<W>(block, l.set);
+    const int w = std::countr_zero(match_ways<W>(s.tag(), l.tag, n_ways) & s.valid_ways());
+    dirty_delta += popc(l.mask & ~static_cast<unsigned>(s.dirty()[w]));
+    if (s.dirty()[w] == 0) note_dirtied(l.set, l.tag, w);
+    s.dirty()[w] = static_cast<std::uint8_t>(s.dirty()[w] | l.mask);
+    s.tensor()[w] = tensor;
+    if (refresh && s.stamp()[w] != stamp) {  // the newest stamp: max(own, owner's) is this
+      if constexpr (W == 16) make_newest(s, w, stamp);
+      else s.stamp()[w] = stamp;
+    }
   }
   dirty_sectors_ += dirty_delta;
   counters_.dirty_mark_visits += static_cast<i64>(n);
@@ -859,6 +1118,35 @@ void L2Cache::gather_lines(const trace::RangeAccess& a) {
     if constexpr (Sampled) {
       if (blocked && options_.sampled_gather_by_block && gather_sampled_by_block(first, span, step, a.rows, head, tail))
         return;
+    } else if (blocked) {
+      // The same lines, a 512-line block's fold computed once per run of
+      // lines within it.
+      auto enter = [&](u64 line) {
+        block = line & ~(kBlock - 1);
+        block_fold = fold32(block);
+        block_set = fast_mod(static_cast<std::uint32_t>(block_fold & ~(kBlock - 1)), set_mod_magic_,
+                             static_cast<u64>(sets_));
+      };
+      if (span == 0) {  // a line per row
+        for (i64 r = 0; r < a.rows; ++r, first += step) {
+          if ((first & ~(kBlock - 1)) != block) enter(first);
+          *out++ = {block_set + ((block_fold ^ first) & (kBlock - 1)), static_cast<u32>(first), head};
+        }
+        line_count_ = static_cast<size_t>(out - lines_.data());
+        return;
+      }
+      for (i64 r = 0; r < a.rows; ++r, first += step) {
+        LineRef* const row = out;
+        for (u64 line = first, last = first + span; line <= last;) {
+          if ((line & ~(kBlock - 1)) != block) enter(line);
+          for (const u64 stop = std::min(last, block + kBlock - 1); line <= stop; ++line)
+            *out++ = {block_set + ((block_fold ^ line) & (kBlock - 1)), static_cast<u32>(line), full};
+        }
+        row->mask = head;
+        (out - 1)->mask = tail;
+      }
+      line_count_ = static_cast<size_t>(out - lines_.data());
+      return;
     }
     for (i64 r = 0; r < a.rows; ++r, first += step) emit_row(first, span, head, tail);
   } else {
@@ -891,7 +1179,7 @@ bool L2Cache::gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, u
   const u64 residues = (rows == 1 || step % 16 == 0) && span < 15 ? span + 1 : 16;
   if (blocks * residues * (512 / 16) / static_cast<u64>(sampling_) >= lines) return false;
   const unsigned full = (1u << geometry_.sectors_per_line()) - 1u;
-  const bool pow2_step = std::has_single_bit(step);
+  const bool pow2_step = step != 0 && (step & (step - 1)) == 0;  // (std::has_single_bit calls libgcc without popcnt)
   const unsigned step_shift = pow2_step ? static_cast<unsigned>(std::countr_zero(step)) : 0;
   LineRef* const begin = lines_.data();
   LineRef* out = begin;
@@ -986,12 +1274,12 @@ i64 L2Cache::write_back_excess() {
     const DirtyLine d = dirty_order_.front();
     dirty_order_.pop_front();
     const SetView s = set_view(d.set);
-    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0) continue;
-    const int n = popc(s.dirty[d.way]);
+    if (((s.valid_ways() >> d.way) & 1u) == 0 || s.tag()[d.way] != d.tag || s.dirty()[d.way] == 0) continue;
+    const int n = popc(s.dirty()[d.way]);
     sectors += n;
-    tensor_counts[s.tensor[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
-    s.dirty[d.way] = 0;
-    if (((*s.owned_ways >> d.way) & 1u) != 0) records_[owner_record_[s.owner[d.way]]].all_dirty = false;
+    tensor_counts[s.tensor()[d.way]].writeback_sectors += n;  // sampled counts, scaled in counters()
+    s.dirty()[d.way] = 0;
+    if (((s.owned_ways() >> d.way) & 1u) != 0) records_[owner_record_[s.owner()[d.way]]].all_dirty = false;
   }
   dirty_sectors_ -= sectors;
   return sectors * sampling_;
@@ -1006,7 +1294,7 @@ void L2Cache::compact_dirty_order() {
   for (const DirtyLine& d : dirty_order_) {
     const SetView s = set_view(d.set);
     const size_t at = static_cast<size_t>(d.set) * static_cast<size_t>(ways_) + static_cast<size_t>(d.way);
-    if (((*s.valid_ways >> d.way) & 1u) == 0 || s.tag[d.way] != d.tag || s.dirty[d.way] == 0 || kept[at]) continue;
+    if (((s.valid_ways() >> d.way) & 1u) == 0 || s.tag()[d.way] != d.tag || s.dirty()[d.way] == 0 || kept[at]) continue;
     kept[at] = true;
     live.push_back(d);
   }
@@ -1037,11 +1325,13 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   }
   if (clock_ >= (u32{1} << 31)) throw InputError("more than 2^31 L2 lookups in one simulation (31-bit recency stamps)");
   v.stamp = clock_++;
+  last_stamp_ = v.stamp;
 
   // 2. Fast path: the tile record proves every sector is present (and dirty,
   //    for a write or reduction of the same tensor).
   if (options_.tile_fast_path && rec->valid && (is_read || (rec->all_dirty && rec->tensor == a.tensor))) {
     ++counters_.fast_path_requests;
+    rec->used = true;
     if (hit_refreshes_ && rec->owner_id != 0) owner_stamp_[rec->owner_id] = v.stamp;
     hit_every_sector(a, *rec, other_partitions, out, v);
     if (is_read) {
@@ -1063,25 +1353,48 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   //    and no owner changes; only the dirty bits, tensor and (when hits
   //    refresh) stamp of each line change.
   if (options_.tile_fast_path && rec->valid) {
-    if (ways_ == 16) mark_dirty(a, v.stamp, Ways<16>{16});
+    if (compact_) mark_dirty(a, v.stamp, Ways<16>{16});
     else mark_dirty(a, v.stamp, Ways<0>{ways_});
     rec->all_dirty = true;
     rec->tensor = a.tensor;
+    rec->used = true;
     ++rec->lookups;
     hit_every_sector(a, *rec, other_partitions, out, v);
     record(a, v, out);
     return out;
   }
 
-  // 4. Line by line. A tile seen before takes ownership of its lines.
-  const bool own = options_.tile_fast_path && rec->lookups >= 1;
+  // 4. Line by line. A tile seen before takes ownership of its lines, unless
+  //    its last kIdleOwns ownerships went unused (its lines were gone by the
+  //    time it came back): then only every kOwnRetry-th time, to notice when
+  //    that changes. Ownership only decides which shortcuts apply later, not
+  //    any result.
+  if (rec->owner) rec->idle_owns = rec->used ? 0 : static_cast<std::uint8_t>(std::min(rec->idle_owns + 1, 255));
+  const bool own = options_.tile_fast_path && rec->lookups >= 1 &&
+                   (rec->idle_owns < kIdleOwns || rec->lookups % kOwnRetry == 0);
+  rec->owner = own;
+  rec->used = false;
   if (own) {
     rec->valid = false;
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (ways_ == 16) visit_lines(a, rid, own, v, Ways<16>{16});
-  else visit_lines(a, rid, own, v, Ways<0>{ways_});
+  if (compact_) {
+    using trace::AccessKind;
+    // LRU with a power-of-two partition count (every profile) has its own instances.
+    const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
+    auto visit = [&]<AccessKind K>() {
+      if (own) lru ? visit16<K, true, true>(a, rid, v) : visit16<K, true, false>(a, rid, v);
+      else lru ? visit16<K, false, true>(a, rid, v) : visit16<K, false, false>(a, rid, v);
+    };
+    switch (a.kind) {
+      case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
+      case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
+      case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
+    }
+  } else {
+    visit_lines(a, rid, own, v, Ways<0>{ways_});
+  }
   const i64 sampled_sectors = v.hits + v.misses;
   if (sampling_ > 1) estimate_from_sample(a, v, sampled_sectors);
   rec = &records_[rid];
@@ -1089,7 +1402,6 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   rec->sampled_sectors = sampled_sectors;
   rec->partition_mask = static_cast<std::uint8_t>(v.partition_mask);
   if (own) {
-    rec->owner = true;
     // A tile with no line in a sampled set proves nothing about its lines.
     rec->valid = !v.evicted_own && sampled_sectors > 0;
     rec->all_dirty = v.all_dirty;
@@ -1170,21 +1482,54 @@ void L2Cache::estimate_from_sample(const trace::RangeAccess& a, Visit& v, i64 sa
   v.partition_mask |= request_partitions_;
 }
 
-void L2Cache::complete(double fill_ready, double data_ready) {
-  if (fill_count_ != 0) {
-    const u32 encoded = encode_ready(fill_ready);
-    for (size_t i = 0; i < fill_count_; ++i) {
-      const Fill& f = fills_[i];
-      const SetView s = set_view(f.set);
-      // A line's data is ready when its last outstanding fill is (a new line starts at 0).
-      s.ready[f.way] = std::max(s.ready[f.way], encoded);
-      if (((*s.owned_ways >> f.way) & 1u) != 0) {
-        TileRecord& r = records_[owner_record_[s.owner[f.way]]];
-        r.fill_ready = std::max(r.fill_ready, decode_ready(encoded));
-      }
+// The lines the last access filled: their data is ready when their last
+// outstanding fill is (a new line starts at 0), and so is a tile record's
+// that owns one.
+void L2Cache::complete_fills(u32 encoded) {
+  std::byte* const block = block_->data_;
+  const u32* const owner_record = owner_record_.data();
+  const double ready = decode_ready(encoded);
+  for (size_t i = 0; i < fill_count_; ++i) {
+    const Fill f = fills_[i];
+    const SetView s = set_view_of<0>(block, f.set);
+    s.ready()[f.way] = std::max(s.ready()[f.way], encoded);
+    if (((s.owned_ways() >> f.way) & 1u) != 0) {
+      TileRecord& r = records_[owner_record[s.owner()[f.way]]];
+      r.fill_ready = std::max(r.fill_ready, ready);
     }
   }
+}
+
+// The same for 16-way sets, whose lines hold the ticket (lookup stamp) of
+// their last fill: the request's ticket gets its fill time, once for all the
+// lines it brought in; a line that was present keeps the later of its two
+// fills (a caller may complete out of order); records owning filled lines
+// are ready no earlier.
+void L2Cache::complete_tickets(u32 encoded) {
+  const u32 k = last_stamp_ - kernel_stamp_;
+  if (fill_at_.size() <= k) fill_at_.resize(static_cast<size_t>(k) + 1, 0u);
+  fill_at_[k] = encoded;
+  const double ready = decode_ready(encoded);
+  if (ticket_owner_ != 0) records_[ticket_owner_].fill_ready = std::max(records_[ticket_owner_].fill_ready, ready);
+  std::byte* const block = block_->data_;
+  for (size_t i = 0; i < fill_count_; ++i) {
+    const Fill f = fills_[i];
+    const SetView s = set_view_of<16>(block, f.set);
+    const u32 earlier = s.ready()[f.way] - kernel_stamp_;
+    if (encoded >= (earlier < fill_at_.size() ? fill_at_[earlier] : 0u)) s.ready()[f.way] = last_stamp_;
+    if (((s.owned_ways() >> f.way) & 1u) != 0) {
+      TileRecord& r = records_[owner_record_[s.owner()[f.way]]];
+      r.fill_ready = std::max(r.fill_ready, ready);
+    }
+  }
+}
+
+void L2Cache::complete(double fill_ready, double data_ready) {
+  if (compact_ && ticket_fills_) complete_tickets(encode_ready(fill_ready));
+  else if (!compact_ && fill_count_ != 0) complete_fills(encode_ready(fill_ready));
   fill_count_ = 0;
+  ticket_fills_ = false;
+  ticket_owner_ = 0;
   if (last_was_read_lookup_ && last_record_ != 0) records_[last_record_].data_ready = data_ready;
   last_was_read_lookup_ = false;
 }

@@ -18,12 +18,14 @@
 // hold both to a plainly written reference model); they are what makes
 // re-read K/V tiles and FA1's read-modify-write of O cheap.
 //
-// Host performance. The line-by-line work is bound by the host's memory:
-// a 40-60 MB L2 needs 5-10 MB of line state, touched at random, so each
-// (row, line) visit costs a few host cache misses. The per-line loop is
-// templated on the access kind and the associativity, keeps its counters in
-// locals, touches a line's owner only when the line has one, and names
-// owners by small recycled ids so their stamps stay in the host's caches.
+// Host performance. A 40-60 MB L2 needs 5-10 MB of line state, touched at
+// random; set blocks are prefetched ahead, so the per-line work is mostly
+// instructions. 16-way sets (every profile's) keep their ways' LRU order, so
+// an allocation takes its victim without comparing stamps, and run a per-line
+// loop specialised for them (`ordered_sets`; the general loop is the
+// reference). The loops are templated on the access kind, keep their
+// counters in locals, touch a line's owner only when the line has one, and
+// name owners by small recycled ids so their stamps stay in the host's caches.
 //
 // Set sampling (optional, approximate). With `set_sampling` = S > 1 only one
 // set group in S is simulated (a group is the sets that differ only in their
@@ -102,6 +104,11 @@ struct L2Options {
   // At most this many bytes dirty: past it the lines dirty the longest are
   // written to DRAM and stay resident, clean (infinity = only evictions write back).
   double dirty_limit_bytes = std::numeric_limits<double>::infinity();
+  // 16-way sets (every profile's) keep their ways' LRU order, so an
+  // allocation finds its victim without searching the stamps, and lookups run
+  // a per-line loop specialised for 16 ways (exact: same results; false = the
+  // general loop that searches the stamps, the reference the tests compare with).
+  bool ordered_sets = true;
   // Set sampling: find a request's sampled lines from each 512-line block's
   // sampled sets rather than by testing every line (same lines and results;
   // false = line by line, the reference the tests compare with).
@@ -200,26 +207,56 @@ class L2Cache {
   // scaled here.
   L2Counters counters() const;
   const L2Geometry& geometry() const { return geometry_; }
+  // For tests: every 16-way set's LRU order lists exactly its valid ways,
+  // sorted by (stamp, way).
+  bool lru_order_consistent() const;
   std::string_view policy_name() const { return policy_->name(); }
 
  private:
   struct TileRecord;
+  struct Fill;
+  static constexpr int kIdleOwns = 2, kOwnRetry = 8;  // see lookup(), step 4
   struct Visit;
   template <int W>
   struct Ways;  // associativity, at compile time where known
-  // One set's line state. Each set's fields sit together in one block (tags,
-  // stamps, fill times, owners, sector bits, tensors), so a lookup touches a
-  // few adjacent host cache lines instead of one page per field.
+  // One set's line state. Each set's fields sit together in one block (a
+  // 16-byte header, sector bits and tensors, then tags, stamps, fill times and
+  // owners), so a lookup touches a few adjacent host cache lines instead of one
+  // page per field. With ordered_sets (the default) the header of a 16-way
+  // set (every profile's) holds the ways' LRU order (see order16 in
+  // l2_cache.cpp), then 16-bit valid and owned masks; otherwise two 64-bit masks.
   struct SetView {
-    u64* valid_ways;  // bit per way holding a line
-    u64* owned_ways;  // bit per way whose line a tile record owns
-    u32* tag;     // low 32 bits of the line index (the high bits are common to the run)
-    u32* stamp;   // recency
-    u32* ready;   // fill completion, cycles after ready_base_ (0 = none pending)
-    u32* owner;   // owner id of the tile record owning the line (only where owned_ways says so)
-    std::uint8_t* valid;
-    std::uint8_t* dirty;
-    std::uint8_t* tensor;  // tensor of the last filler or writer (file tensors are < 256)
+    std::byte* head;
+    size_t ways;   // 16 when compact
+    size_t meta;   // bytes before the tags (64 when compact)
+    bool compact;  // 16-way header
+    std::uint8_t* valid() const { return reinterpret_cast<std::uint8_t*>(head + 16); }
+    std::uint8_t* dirty() const { return valid() + ways; }
+    std::uint8_t* tensor() const { return dirty() + ways; }  // of the last filler or writer (file tensors are < 256)
+    u32* tag() const { return reinterpret_cast<u32*>(head + meta); }  // low 32 bits of the line index
+    u32* stamp() const { return tag() + ways; }                       // recency
+    // Fill completion, cycles after ready_base_ (0 = none pending); in a
+    // compact set the ticket of the line's last fill instead (see fill_at_).
+    u32* ready() const { return stamp() + ways; }
+    u32* owner() const { return ready() + ways; }  // owner id of the record owning the line (where owned_ways says so)
+    // Bit per way holding a line, and per way whose line a tile record owns.
+    u64 valid_ways() const {
+      return compact ? *reinterpret_cast<const std::uint16_t*>(head + 8) : *reinterpret_cast<const u64*>(head);
+    }
+    u64 owned_ways() const {
+      return compact ? *reinterpret_cast<const std::uint16_t*>(head + 10) : *reinterpret_cast<const u64*>(head + 8);
+    }
+    void set_valid_ways(u64 m) const {
+      if (compact) *reinterpret_cast<std::uint16_t*>(head + 8) = static_cast<std::uint16_t>(m);
+      else *reinterpret_cast<u64*>(head) = m;
+    }
+    void set_owned_ways(u64 m) const {
+      if (compact) *reinterpret_cast<std::uint16_t*>(head + 10) = static_cast<std::uint16_t>(m);
+      else *reinterpret_cast<u64*>(head + 8) = m;
+    }
+    // 16 ways only: nibble k is the valid way k-th from the least recently
+    // used end, sorted by (stamp, way); popcount(valid_ways) entries.
+    u64& order() const { return *reinterpret_cast<u64*>(head); }
   };
   // A (row, line) pair of a request: its set, tag and requested sectors.
   struct LineRef {
@@ -229,6 +266,12 @@ class L2Cache {
   };
   SetView set_view(u64 set) const;
   SetView set_view(std::byte* block, u64 set) const;
+  // The same, with the layout known at compile time (W = 16: compact; 0: any other).
+  template <int W>
+  SetView set_view_of(std::byte* block, u64 set) const;
+  // Repositions way w in a compact set's LRU order after its stamp changed.
+  static void reorder(const SetView& s, int w);
+  static void make_newest(const SetView& s, int w, u32 now);
   u64 set_of(u64 line) const;
   // Set sampling: whether a (full) set index is simulated, and its index in
   // the stored sets (the partition bits stay the low bits).
@@ -267,11 +310,39 @@ class L2Cache {
   bool gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail);
   template <int W>
   void mark_dirty(const trace::RangeAccess& a, u32 stamp, Ways<W> ways);
+  // What the line loops need of the cache, copied into locals: they store
+  // through char-typed sector bytes, which could otherwise alias any member.
+  struct LoopState {
+    const LineRef* lines;
+    size_t n;  // lines_'s lines
+    Fill* fills;
+    TileRecord* records;
+    const u32* owner_stamp;
+    const u32* owner_record;
+    u32* owner_lines;
+    L2TensorCounts* tensor_counts;  // sized past every line's tensor
+    u32 me;                         // the tile's owner id when it takes ownership, else 0
+  };
+  LoopState loop_state(u32 rec, bool own);
+  void take_over(const SetView& s, int w, u32 me);
   template <int W>
   void visit_lines(const trace::RangeAccess& a, u32 rec, bool own, Visit& v, Ways<W> ways);
   template <int W, trace::AccessKind K, bool Own>
   void visit_lines(const trace::RangeAccess& a, u32 rec, Visit& v, Ways<W> ways);
+  // visit_lines for 16-way sets with their LRU order (compact_: every
+  // profile's default).
+  template <trace::AccessKind K, bool Own, bool Lru>
+  void visit16(const trace::RangeAccess& a, u32 rec, Visit& v);
+  int victim16(const SetView& s) {
+    const int w = static_cast<int>(s.order() & 15u);
+    const bool raised = ((s.owned_ways() >> w) & 1u) != 0 && owner_stamp_[s.owner()[w]] > s.stamp()[w];
+    return raised ? fold_raised_stamps(s.head) : w;
+  }
+  int fold_raised_stamps(std::byte* head);  // of a 16-way set (by its first byte: no view in memory)
+  void fold_owner_stamps(const SetView& s);
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
+  void complete_fills(u32 encoded);
+  void complete_tickets(u32 encoded);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
 
@@ -280,6 +351,8 @@ class L2Cache {
   std::unique_ptr<ReplacementPolicy> policy_;
   ReplacementRule rule_;  // the policy as data, for the per-line path
   bool hit_refreshes_ = true;
+  bool compact_ = false;  // 16-way sets with an LRU order and visit16 (options_.ordered_sets)
+  bool partitions_pow2_ = false;
   i64 sets_ = 0;         // sets of the modelled L2 (the hash's range)
   i64 stored_sets_ = 0;  // sets simulated: sets_ / sampling_
   i64 sampling_ = 1;
@@ -298,6 +371,7 @@ class L2Cache {
 
   struct Block;
   std::unique_ptr<Block> block_;  // all sets' line state
+  static constexpr size_t kCompactStride = 320;  // bytes per 16-way set
   size_t set_stride_ = 0;         // bytes per set
   size_t meta_bytes_ = 0;         // bytes before the tags
   size_t prefetch_bytes_ = 0;     // bytes of a set a lookup touches (all but the owners)
@@ -317,7 +391,15 @@ class L2Cache {
     int way;
   };
   std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
-  size_t fill_count_ = 0;
+  size_t fill_count_ = 0;        // (16-way sets: only the lines that were present)
+  // 16-way sets: a line's fill time is its fill ticket's, the stamp of the
+  // lookup that last filled it: fill_at_[ticket - kernel_stamp_] (encoded as
+  // ready()), so complete() sets it once for all the lines a request brought in.
+  std::vector<u32> fill_at_;
+  u32 kernel_stamp_ = 1;      // the first stamp of this kernel: earlier tickets mean no fill in flight
+  u32 last_stamp_ = 0;        // the last lookup's stamp
+  bool ticket_fills_ = false;  // the last lookup filled lines of 16-way sets
+  u32 ticket_owner_ = 0;       // ... and this record owns the new ones
   std::vector<LineRef> lines_;  // lines of the current access: the first line_count_
   size_t line_count_ = 0;
   i64 request_sectors_ = 0;     // sectors of the current access (all lines, sampled or not)
