@@ -190,6 +190,32 @@ BOOST_AUTO_TEST_CASE(streaming_copy_reads_each_byte_from_dram_once_at_dram_bandw
   BOOST_TEST(k.bound == "dram");
 }
 
+// A profile's kernel launch time delays every kernel's first CTA: with a cold
+// memory system the whole kernel shifts, so each kernel is longer by exactly
+// that time and its bytes do not change.
+BOOST_AUTO_TEST_CASE(the_kernel_launch_time_adds_to_every_kernel_and_moves_no_byte) {
+  auto p = a100();
+  const i64 bytes = i64{8} << 20;
+  auto copy_twice = [&](const profile::HardwareProfile& prof) {
+    ListSource src;
+    src.add(stream_kernel("copy1", bytes, 32 * 1024, true, true));
+    src.add(stream_kernel("copy2", bytes, 32 * 1024, true, true));
+    EngineOptions o;
+    o.cold_l2_per_kernel = true;
+    return run(src, prof, o);
+  };
+  const auto base = copy_twice(p);
+  p.kernel_launch_cycles = 5000;
+  const auto launched = copy_twice(p);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto &a = base.kernels.at(i), &b = launched.kernels.at(i);
+    BOOST_TEST(b.cycles - a.cycles == 5000.0, boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(b.dram_read_bytes == a.dram_read_bytes);
+    BOOST_TEST(b.dram_write_bytes == a.dram_write_bytes);
+  }
+  BOOST_TEST(launched.total.cycles - base.total.cycles == 10000.0, boost::test_tools::tolerance(1e-6));
+}
+
 // Dirty limit: a streaming copy ends with the limit still dirty, the
 // rest written during the kernel, as the H200 does (a constant 25-27 MB for
 // copies of 32 MB to 1 GB); without a limit, what stays dirty is what

@@ -566,6 +566,19 @@ BOOST_AUTO_TEST_CASE(the_retired_kernel_families_section_is_an_unknown_key) {
   expect_rejected(e, "kernel_families", "unknown key");
 }
 
+// The kernel launch time is optional (0: not modelled), a latency like the
+// others: cycles, or ns converted with sm.clock; negative is an error.
+BOOST_AUTO_TEST_CASE(kernel_launch_is_an_optional_latency_in_cycles_or_ns) {
+  BOOST_TEST(shipped("a100-sxm4-40gb").kernel_launch_cycles == 0.0);
+  const auto with = [](const std::string& v) {
+    return insert_after("  dram:    {value", "  kernel_launch: {value: " + v + ", source: \"x\"}");
+  };
+  BOOST_TEST(iosim::profile::load_profile(with("3000 cycles").file.string()).kernel_launch_cycles == 3000.0);
+  const auto p = iosim::profile::load_profile(with("2000 ns").file.string());
+  BOOST_TEST(p.kernel_launch_cycles == 2000e-9 * p.sm_clock_hz, boost::test_tools::tolerance(1e-9));
+  expect_rejected(with("-1 cycles"), "latency.kernel_launch", "");
+}
+
 BOOST_AUTO_TEST_CASE(dirty_limit_is_a_size_or_none) {
   BOOST_TEST(std::isinf(shipped("a100-sxm4-40gb").l2_dirty_limit_bytes));
   const EditedProfile e = replace_line("  dirty_limit:", "  dirty_limit: {value: 24 MiB, source: \"x\"}");

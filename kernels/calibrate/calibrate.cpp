@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -159,15 +160,27 @@ std::vector<i64> parse_copy_sizes(const std::string& text) {
   return sizes;
 }
 
-std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const std::string& self_exe,
-                                                  const std::vector<i64>& sizes) {
-  std::string metrics, list;
-  for (const std::string& m : kCopyMetrics) metrics.append(metrics.empty() ? "" : ",").append(m);
-  for (const i64 s : sizes) list.append(list.empty() ? "" : ",").append(std::to_string(s));
-  const std::string command = shell_quoted(ncu) +
-                              " --clock-control none --cache-control all --kernel-name regex:copy_chunks"
-                              " --launch-skip 1 --metrics " + metrics + " --csv --page raw --print-units base " +
-                              shell_quoted(self_exe) + " calibrate --probe-copy " + list;
+namespace {
+
+std::string joined(const std::vector<i64>& values) {
+  std::string list;
+  for (const i64 v : values) list.append(list.empty() ? "" : ",").append(std::to_string(v));
+  return list;
+}
+
+// Runs Nsight Compute on `self_exe calibrate PROBE_ARGS` for the kernels named
+// `kernel` (the first launch, a warm-up, skipped) and returns each profiled
+// launch's `metrics`, in launch order; `expected` launches of `what`, else an error.
+std::vector<std::vector<double>> ncu_rows(const std::string& ncu, const std::string& self_exe,
+                                          const std::string& kernel, const std::vector<std::string>& metrics,
+                                          const std::string& probe_args, std::size_t expected,
+                                          const std::string& what) {
+  std::string list;
+  for (const std::string& m : metrics) list.append(list.empty() ? "" : ",").append(m);
+  const std::string command = shell_quoted(ncu) + " --clock-control none --cache-control all --kernel-name regex:" +
+                              kernel + " --launch-skip 1 --metrics " + list +
+                              " --csv --page raw --print-units base " + shell_quoted(self_exe) + " calibrate " +
+                              probe_args;
   const auto [out, status] = run_command(command);
   if (out.find("ERR_NVGPUCTRPERM") != std::string::npos)
     throw Unavailable(
@@ -176,14 +189,62 @@ std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const 
   if (status != 0)
     throw std::runtime_error("calibrate: ncu failed (exit status " + std::to_string(status) + "): " + command +
                              "\n" + last_lines(out, 12));
-  const std::vector<std::vector<double>> rows = ncu_metric_rows(out, kCopyMetrics);
-  if (rows.size() != sizes.size())
-    throw std::runtime_error("calibrate: ncu profiled " + std::to_string(rows.size()) + " copies, expected " +
-                             std::to_string(sizes.size()) + ":\n" + last_lines(out, 12));
+  std::vector<std::vector<double>> rows = ncu_metric_rows(out, metrics);
+  if (rows.size() != expected)
+    throw std::runtime_error("calibrate: ncu profiled " + std::to_string(rows.size()) + " " + what + ", expected " +
+                             std::to_string(expected) + ":\n" + last_lines(out, 12));
+  return rows;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const std::string& self_exe,
+                                                  const std::vector<i64>& sizes) {
+  const auto rows =
+      ncu_rows(ncu, self_exe, "copy_chunks", kCopyMetrics, "--probe-copy " + joined(sizes), sizes.size(), "copies");
   std::vector<profile::CopyCounters> copies;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     copies.push_back({sizes[i], rows[i][0], rows[i][1], rows[i][2], rows[i][3]});
   return copies;
+}
+
+LaunchTimes profile_launches(const std::string& ncu, const std::string& self_exe, i64 wave_ctas) {
+  const std::vector<i64> grids{1, wave_ctas};
+  const std::size_t n = kLaunchProbes;
+  const auto rows = ncu_rows(ncu, self_exe, "launch_probe", {"gpu__time_duration.sum"},
+                             "--probe-launch " + joined(grids), grids.size() * n, "empty kernels");
+  std::vector<double> one, wave;
+  for (std::size_t i = 0; i < n; ++i) {
+    one.push_back(rows[i][0] * 1e-9);  // ns
+    wave.push_back(rows[n + i][0] * 1e-9);
+  }
+  return {median_of(one), median_of(wave), wave_ctas};
+}
+
+std::vector<i64> parse_grid_sizes(const std::string& text) {
+  std::vector<i64> sizes;
+  std::istringstream in(text);
+  const std::string valid = "comma-separated CTA counts, each in [1, 2147483647], e.g. 1,2112";
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || v <= 0 || v > 2147483647LL)
+      throw InputError("calibrate --probe-launch: '" + item + "' is not a grid size (" + valid + ")");
+    sizes.push_back(v);
+  }
+  if (sizes.empty()) throw InputError("calibrate --probe-launch: no grid sizes (" + valid + ")");
+  return sizes;
 }
 
 profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
@@ -282,6 +343,16 @@ profile::CalibrationMeasurements measure_device(const Options& options) {
   profile::CalibrationMeasurements m = run_benchmarks(options.quick, options.log);
   m.copies = copies;
   m.copy_setup = copy_setup();
+  const i64 wave = 16 * static_cast<i64>(m.device.sm_count);  // a grid of many small CTAs
+  const LaunchTimes launch =
+      steps.run("Nsight Compute launch probe", [&] { return profile_launches(ncu, options.self_exe, wave); });
+  m.kernel_launch_s = launch.one_cta_s;
+  m.kernel_launch_wave_s = launch.wave_s;
+  m.kernel_launch_wave_ctas = launch.wave_ctas;
+  m.launch_setup = launch_setup();
+  if (options.log != nullptr)
+    *options.log << "  empty kernel: " << num(launch.one_cta_s * 1e6) << " us (1 CTA), "
+                 << num(launch.wave_s * 1e6) << " us (" << launch.wave_ctas << " CTAs)\n";
   release_device();
   return m;
 }

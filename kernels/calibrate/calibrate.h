@@ -66,4 +66,21 @@ std::vector<profile::CopyCounters> profile_copies(const std::string& ncu, const 
 // copy, then one streaming copy per size.
 void run_copy_probe(const std::vector<i64>& sizes);
 
+// The fixed time of a kernel, as Nsight Compute's gpu__time_duration of empty
+// kernels: 1 CTA (what every kernel pays) and `wave_ctas` CTAs (for the source:
+// how the fixed time grows with a full grid).
+struct LaunchTimes {
+  double one_cta_s = 0;
+  double wave_s = 0;
+  i64 wave_ctas = 0;
+};
+inline constexpr int kLaunchProbes = 15;  // launches per grid size; the median is kept
+std::string launch_setup();
+LaunchTimes profile_launches(const std::string& ncu, const std::string& self_exe, i64 wave_ctas);
+// The hidden `calibrate --probe-launch` mode: one warm-up launch, then
+// kLaunchProbes launches of an empty kernel per grid size.
+void run_launch_probe(const std::vector<i64>& grid_sizes);
+// "1,2112" -> grid sizes (each in [1, 2^31)); else InputError.
+std::vector<i64> parse_grid_sizes(const std::string& text);
+
 }  // namespace iosim::calibrate

@@ -1,7 +1,10 @@
-// The streaming copy Nsight Compute profiles for the L2 dirty limit (and the
-// L2 line and sector sizes): CTA c copies bytes [c x 32 KiB, (c + 1) x 32 KiB)
-// of src to dst, 256 threads x 8 float4 each, the schedule
-// experiments/copy_trace.py writes as an iosim trace.
+// What Nsight Compute profiles for `iosim calibrate`:
+// - the streaming copy behind the L2 dirty limit (and the L2 line and sector
+//   sizes): CTA c copies bytes [c x 32 KiB, (c + 1) x 32 KiB) of src to dst,
+//   256 threads x 8 float4 each, the schedule experiments/copy_trace.py writes
+//   as an iosim trace;
+// - empty kernels, whose duration is the fixed time every kernel pays
+//   (launch to its first CTA, its last CTA to completion).
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -24,6 +27,8 @@ __global__ void __launch_bounds__(kThreads) copy_chunks(const float4* __restrict
     dst[k] = src[k];
   }
 }
+
+__global__ void launch_probe() {}
 
 void copy(const kernels::DeviceBuffer<float4>& src, const kernels::DeviceBuffer<float4>& dst, i64 bytes) {
   copy_chunks<<<static_cast<unsigned>(bytes / kCopyChunkBytes), kThreads>>>(src.get(), dst.get());
@@ -53,6 +58,26 @@ void run_copy_probe(const std::vector<i64>& sizes) {
   copy_all(sizes);  // its buffers are freed before the context goes
   release_device();
   std::cerr << "calibrate --probe-copy: copied " << sizes.size() << " sizes after one warm-up copy\n";
+}
+
+std::string launch_setup() {
+  return "an empty kernel of 32-thread CTAs, " + std::to_string(kLaunchProbes) +
+         " launches per grid size after one warm-up launch";
+}
+
+void run_launch_probe(const std::vector<i64>& grid_sizes) {
+  require_gpu();
+  launch_probe<<<1, 32>>>();  // warm-up (module load); ncu skips it
+  IOSIM_CUDA_CHECK_LAUNCH();
+  for (const i64 ctas : grid_sizes)
+    for (int i = 0; i < kLaunchProbes; ++i) {
+      launch_probe<<<static_cast<unsigned>(ctas), 32>>>();
+      IOSIM_CUDA_CHECK_LAUNCH();
+    }
+  IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  release_device();
+  std::cerr << "calibrate --probe-launch: launched " << grid_sizes.size() << " grid sizes x " << kLaunchProbes
+            << " after one warm-up launch\n";
 }
 
 }  // namespace iosim::calibrate

@@ -100,6 +100,12 @@ int cmd_calibrate(const Args& args) {
     calibrate::run_copy_probe(calibrate::parse_copy_sizes(args[1]));
     return 0;
   }
+  // Hidden: the empty kernels ncu times for latency.kernel_launch.
+  if (!args.empty() && args.front() == "--probe-launch") {
+    if (args.size() != 2) throw InputError("calibrate --probe-launch: expects one list of grid sizes, e.g. 1,2112");
+    calibrate::run_launch_probe(calibrate::parse_grid_sizes(args[1]));
+    return 0;
+  }
 #endif
   ArgParser parser("calibrate",
                    "Runs microbenchmarks on the present GPU (DRAM and L2 bandwidth, L1/L2 capacity, latencies, the\n"

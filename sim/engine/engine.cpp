@@ -480,7 +480,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress);
     // The kernel's DRAM write-backs are part of it (they are its DRAM writes).
     // (Two statements: the write-backs are known only after the run.)
-    const double run_end = runner.run(t);
+    // The first CTA starts after the kernel's fixed launch time.
+    const double run_end = runner.run(t + p.kernel_launch_cycles);
     const double end = std::max(run_end, mem.writeback_end());
     const memory::MemoryCounters d = mem.counters().minus(before);
     r.l2 = d.l2;

@@ -165,6 +165,12 @@ void add_latency(ProfileDraft& d, const CalibrationMeasurements& m) {
                                       : "no SM saw far hits: equal to latency.l2_near");
   d.values["latency.dram"] =
       measured(m.dram_latency, m.chase_setup + ": the first pass after the flush, mean" + overhead);
+  if (m.kernel_launch_s > 0)
+    d.values["latency.kernel_launch"] = measured(
+        m.kernel_launch_s * m.device.max_clock_hz,
+        "Nsight Compute gpu__time_duration (--cache-control all, --clock-control none) of " + m.launch_setup +
+            ": median " + num(m.kernel_launch_s * 1e9) + " ns for 1 CTA (" + num(m.kernel_launch_wave_s * 1e9) +
+            " ns for " + std::to_string(m.kernel_launch_wave_ctas) + " CTAs), in cycles of sm.clock");
 }
 
 void add_compute(ProfileDraft& d, const CalibrationMeasurements& m) {

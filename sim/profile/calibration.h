@@ -106,6 +106,12 @@ struct CalibrationMeasurements {
   // Nsight Compute on streaming copies of several sizes.
   std::string copy_setup;
   std::vector<CopyCounters> copies;
+  // Nsight Compute's gpu__time_duration of empty kernels (medians, seconds):
+  // the fixed time of a kernel, 1 CTA and a grid of kernel_launch_wave_ctas.
+  std::string launch_setup;
+  double kernel_launch_s = 0;
+  double kernel_launch_wave_s = 0;
+  i64 kernel_launch_wave_ctas = 0;
 
   // Latencies in cycles, the clock64 timing overhead already subtracted.
   std::string chase_setup;  // the L2/DRAM pointer chase and its L2 flush

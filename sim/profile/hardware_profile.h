@@ -62,6 +62,7 @@ struct HardwareProfile {
   double l2_near_latency_cycles = 0;
   double l2_far_latency_cycles = 0;
   double dram_latency_cycles = 0;
+  double kernel_launch_cycles = 0;  // fixed time of every kernel (launch, completion); 0: not modelled
 
   // Arithmetic rates, whole GPU, dense.
   double tensor_fp16_flops_per_s = 0;

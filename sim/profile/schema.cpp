@@ -122,7 +122,12 @@ std::vector<SchemaSection> build_schema() {
         key("l2_far", ValueKind::latency, req, &P::l2_far_latency_cycles, "l2_far_latency_cycles",
             "L2 hit in the other half (= `l2_near` when `l2.partitions` is 1)"),
         key("dram", ValueKind::latency, req, &P::dram_latency_cycles, "dram_latency_cycles",
-            "L2 miss served by DRAM")}},
+            "L2 miss served by DRAM"),
+        zero_allowed(key("kernel_launch", ValueKind::latency, opt, &P::kernel_launch_cycles,
+                         "kernel_launch_cycles",
+                         "fixed time of every kernel, from its launch to its first CTA and from its last CTA to its "
+                         "end: Nsight Compute's gpu__time_duration of an empty kernel (`iosim calibrate`); 0 or "
+                         "absent: not modelled"))}},
       {"compute",
        req,
        "arithmetic rates, whole GPU, dense",

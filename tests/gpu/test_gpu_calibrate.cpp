@@ -184,6 +184,16 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   profile::CalibrationMeasurements m = quick_run();
   m.copies = copies;
   m.copy_setup = copy_setup();
+  // An empty kernel takes at least a microsecond's fraction and far less than
+  // a millisecond; a grid of many CTAs takes no less than one CTA.
+  const LaunchTimes launch = profile_launches(ncu, iosim_cli().string(), 16 * m.device.sm_count);
+  BOOST_TEST(launch.one_cta_s > 1e-7);
+  BOOST_TEST(launch.one_cta_s < 1e-4);
+  BOOST_TEST(launch.wave_s >= 0.9 * launch.one_cta_s);
+  m.kernel_launch_s = launch.one_cta_s;
+  m.kernel_launch_wave_s = launch.wave_s;
+  m.kernel_launch_wave_ctas = launch.wave_ctas;
+  m.launch_setup = launch_setup();
   for (const profile::CopyCounters& c : copies) {
     BOOST_TEST(c.dram_read >= static_cast<double>(c.bytes));  // a flushed L2: every byte comes from DRAM
     BOOST_TEST(c.dram_read <= 1.05 * static_cast<double>(c.bytes));
@@ -198,6 +208,7 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   BOOST_TEST(p.sm_pipes.present);
   BOOST_TEST(p.l2_sector_bytes == 32);
   BOOST_TEST(p.l2_line_bytes == 128);
+  BOOST_TEST(p.kernel_launch_cycles == launch.one_cta_s * m.device.max_clock_hz, boost::test_tools::tolerance(1e-3));
   fs::remove_all(dir);
 }
 
