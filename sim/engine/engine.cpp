@@ -269,7 +269,7 @@ class KernelRunner {
   // program's instructions times their issue interval, over the 4 SMSPs.
   void account_busy(const schedule::WarpProgram& prog, double duration) {
     const SmMachine& m = sm_model_.machine();
-    const auto n = prog.count_by_pipe();
+    const auto& n = pipe_counts(prog);
     for (size_t q = 0; q < n.size(); ++q) instructions_[q] += n[q] * warps_;
     auto busy = [&](schedule::Pipe pp) {
       return static_cast<double>(n[static_cast<size_t>(pp)]) * m.pipe[static_cast<size_t>(pp)].interval *
@@ -352,6 +352,15 @@ class KernelRunner {
   trace::ComputeWork compute_;
   i64 steps_ = 0;
   double pipe_busy_ = 0, fp32_sfu_busy_ = 0;
+  // Instructions by pipe of each program this kernel ran (a kernel has a few
+  // programs and runs each many times: counting once per step showed in profiles).
+  std::vector<std::pair<const schedule::WarpProgram*, std::array<i64, schedule::kPipeCount>>> pipe_counts_;
+  const std::array<i64, schedule::kPipeCount>& pipe_counts(const schedule::WarpProgram& prog) {
+    for (const auto& [program, counts] : pipe_counts_)
+      if (program == &prog) return counts;
+    pipe_counts_.emplace_back(&prog, prog.count_by_pipe());
+    return pipe_counts_.back().second;
+  }
 };
 
 void add_l2(memory::L2Counters& into, const memory::L2Counters& c) {
