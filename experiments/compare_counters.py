@@ -8,8 +8,8 @@ For each configuration of the configuration file (default experiments/validate_c
 and prints, per kernel, measured vs predicted:
   SM<->L2 bytes (l1tex xbar counters vs the trace's exact count),
   DRAM read / write bytes, L2 read lookups and their hit rate, and time.
-experiments/fit_calibration.py MEASURED_DIR --evaluate --configs FILE gives the same comparison with
-the bench medians and summary statistics (and fits the profile's parameters on the calibration set).
+experiments/validation/build_csv.py GPU MEASURED_DIR --legacy and summarize.py give the same
+comparison with the bench medians and summary statistics.
 """
 import argparse, csv, json, os, subprocess, sys
 

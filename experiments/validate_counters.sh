@@ -8,13 +8,14 @@
 #      --iters runs after --warmup runs, inputs rotated over buffer sets > 4x the L2):
 #      OUTDIR/<name>.bench.json (+ .bench.err).
 # ncu's single-launch kernel times and bench's medians differ (clocks ramping, the L2 flush,
-# launch gaps); experiments/fit_calibration.py fits ncu's per-kernel times (the bench medians of
-# the passes agree with their sums within ~2% here).
+# launch gaps); the engine is compared with ncu's per-kernel times (the bench medians of the
+# passes agree with their sums within ~2% here). The validation grid's run_grid.sh supersedes
+# this script (experiments/validation/README.md); build_csv.py --legacy reads its output.
 # Usage: experiments/validate_counters.sh IOSIM_KERNELS_BINARY OUTDIR [CONFIG_FILE ...]
 # Env: BENCH_ITERS [20], BENCH_WARMUP [3], SKIP_NCU=1, SKIP_BENCH=1,
 #      TAR_TO=FILE.tar.gz: re-pack OUTDIR into FILE after every configuration, so that a
 #      run stopped at its time limit still leaves what it measured.
-# Then, here: experiments/compare_counters.py OUTDIR PROFILE, experiments/fit_calibration.py.
+# Then, here: experiments/compare_counters.py OUTDIR PROFILE, or experiments/validation/build_csv.py GPU OUTDIR --legacy.
 set -uo pipefail
 bin=$1
 out=$2

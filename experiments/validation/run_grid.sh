@@ -27,7 +27,7 @@
 # Env: BENCH_ITERS [20], BENCH_WARMUP [3], SKIP_NCU=1, SKIP_BENCH=1, TAR_TO=FILE.tar.gz,
 #      CONFIG_TIMEOUT [240] seconds per ncu or bench command, DRY_RUN=1 (print the commands only;
 #      needs neither a GPU nor the binary).
-# Then, here: experiments/validation/build_csv.py OUTDIR GPU; experiments/validation/summarize.py.
+# Then, here: experiments/validation/build_csv.py GPU OUTDIR; experiments/validation/summarize.py CSV.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,4p' "$0" >&2; exit 2; }

@@ -19,11 +19,13 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   return out;
 }
 
-// "timing calibrated (kernel_families, fitted 2026-11-23 on NVIDIA H200); 17 of 45 values measured on ..."
+// "timing calibrated (sm_pipes, measured 2026-11-25 on NVIDIA H100 80GB HBM3); N of M values measured (...)",
+// or "timing not calibrated (SM model on datasheet rates); ...": the SM model's machine is the
+// profile's sm_pipes (iosim calibrate) or derived from its datasheet rates (engine::sm_machine).
 std::string provenance_line(const profile::Provenance& p) {
   std::string line = p.calibrated ? "timing calibrated (" + p.calibration_section +
-                                        (p.calibrated_on.empty() ? "" : ", fitted " + joined(p.calibrated_on, "; ")) + ")"
-                                  : "timing not calibrated (datasheet rates)";
+                                        (p.calibrated_on.empty() ? "" : ", measured " + joined(p.calibrated_on, "; ")) + ")"
+                                  : "timing not calibrated (SM model on datasheet rates)";
   line += "; " + std::to_string(p.measured) + " of " + std::to_string(p.values) + " values measured";
   if (!p.measured_on.empty()) line += " (" + joined(p.measured_on, "; ") + ")";
   line += ", " + std::to_string(p.assumptions) + " assumed";

@@ -4,8 +4,8 @@
 //
 // A cycle-level model of one SM: four sub-partitions (SMSPs), each issuing at
 // most one warp instruction per cycle, in order per warp, from whichever of its
-// warps has its next instruction's inputs ready and its pipe free (loose round
-// robin). Each pipe of an SMSP accepts an instruction every `interval` cycles
+// warps has its next instruction's inputs ready and its pipe free (greedy then
+// oldest). Each pipe of an SMSP accepts an instruction every `interval` cycles
 // and delivers its result `latency` cycles after issue; shared-memory bytes go
 // through one port per SM; a barrier releases a CTA's warps once all have
 // arrived. Warps are placed on SMSPs by warp slot, CTA after CTA. So the model
@@ -49,7 +49,7 @@ struct SmMachine {
 
 // The machine of a profile: its measured `sm_pipes`, or, where the profile has
 // none, values derived from its datasheet rates and generic latencies (the
-// JSON says `timing.sm_model: datasheet`).
+// JSON says `timing.calibrated: false`).
 SmMachine sm_machine(const profile::HardwareProfile& p);
 
 class SmModel {

@@ -15,7 +15,7 @@ struct Provenance {
   // (`sm_pipes`, written by `iosim calibrate`).
   bool calibrated = false;
   std::string calibration_section;         // the section found
-  std::vector<std::string> calibrated_on;  // "2026-11-23 on NVIDIA H200", from its sources
+  std::vector<std::string> calibrated_on;  // "2026-11-25 on NVIDIA H100 80GB HBM3", from its sources
   int values = 0;                          // sources in the file
   int measured = 0;                        // of them "measured on ..."
   int assumptions = 0;                     // of them "assumption: ..."
