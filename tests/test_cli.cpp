@@ -20,26 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_run.h"
+
 namespace pt = boost::property_tree;
 
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
+using Result = iosim::testing::CliResult;
 
-// `env` (e.g. "VAR=value") is put before the command.
-Result run_with_env(const std::string& env, const std::string& args) {
-  const std::string cmd = env + " " + std::string(IOSIM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run_with_env(const std::string& env, const std::string& args) { return iosim::testing::run_cli(args, env); }
 
 Result run(const std::string& args) { return run_with_env("", args); }
 
