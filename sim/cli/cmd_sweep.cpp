@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -128,8 +130,13 @@ std::vector<std::size_t> input_dims(const SweepGrid& grid) {
   return dims;
 }
 
-report::SweepRow run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown, const Profiles& profiles,
-                           i64 index) {
+// A point's output line, and its error ("" when it ran).
+struct PointLine {
+  std::string line, error;
+};
+
+PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown, const Profiles& profiles,
+                    const report::SweepTable& table, i64 index) {
   report::SweepRow row;
   const std::vector<std::size_t> at = grid.indices_of(index);
   for (std::size_t d : shown) row.inputs.push_back(grid.dims[d].values[at[d]]);
@@ -144,15 +151,14 @@ report::SweepRow run_point(const SweepGrid& grid, const std::vector<std::size_t>
   } catch (const InputError& e) {
     row.error = e.what();
   }
-  return row;
+  return {table.line(row), row.error};
 }
 
-// Runs the points on `jobs` threads; `emit` gets each row in grid order, on
-// the calling thread, as soon as it and all before it are done.
-template <typename Emit>
-void run_points(i64 count, i64 jobs, const std::function<report::SweepRow(i64)>& point, Emit emit,
-                report::ProgressBar& bar) {
-  std::vector<std::optional<report::SweepRow>> rows(static_cast<std::size_t>(count));
+// Runs the points on `jobs` threads; `emit` gets each point's line in grid
+// order, on the calling thread, as soon as it and all before it are done.
+template <typename Point, typename Emit>
+void run_points(i64 count, i64 jobs, const Point& point, Emit emit, report::ProgressBar& bar) {
+  std::vector<std::optional<PointLine>> rows(static_cast<std::size_t>(count));
   std::atomic<i64> next{0};
   std::mutex m;
   std::condition_variable done;
@@ -161,7 +167,7 @@ void run_points(i64 count, i64 jobs, const std::function<report::SweepRow(i64)>&
   auto work = [&] {
     for (i64 i; (i = next.fetch_add(1)) < count;) {
       try {
-        report::SweepRow row = point(i);
+        PointLine row = point(i);
         const std::lock_guard lock(m);
         rows[static_cast<std::size_t>(i)] = std::move(row);
         ++finished;
@@ -175,18 +181,25 @@ void run_points(i64 count, i64 jobs, const std::function<report::SweepRow(i64)>&
   };
   std::vector<std::thread> pool;
   for (i64 t = 0; t < std::min(jobs, count); ++t) pool.emplace_back(work);
+  // The lines ready in grid order are taken under the lock and written outside it.
   i64 emitted = 0, reported = 0;
-  {
-    std::unique_lock lock(m);
-    while (emitted < count && !failure) {
-      done.wait_for(lock, std::chrono::milliseconds(100));
-      bar.add(finished - reported);
-      reported = finished;
-      while (emitted < count && rows[static_cast<std::size_t>(emitted)]) {
-        emit(*rows[static_cast<std::size_t>(emitted)]);
-        rows[static_cast<std::size_t>(emitted++)].reset();
+  while (true) {
+    std::vector<PointLine> ready;
+    i64 now_finished = 0;
+    {
+      std::unique_lock lock(m);
+      if (emitted == count || failure) break;
+      done.wait_for(lock, std::chrono::milliseconds(100),
+                    [&] { return failure || rows[static_cast<std::size_t>(emitted)].has_value(); });
+      for (; emitted < count && rows[static_cast<std::size_t>(emitted)]; ++emitted) {
+        ready.push_back(std::move(*rows[static_cast<std::size_t>(emitted)]));
+        rows[static_cast<std::size_t>(emitted)].reset();
       }
+      now_finished = finished;
     }
+    for (const PointLine& p : ready) emit(p);
+    bar.add(now_finished - reported);
+    reported = now_finished;
   }
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
@@ -227,17 +240,18 @@ int cmd_sweep(const Args& args) {
   const bool to_terminal = options.out.empty() && isatty(fileno(stdout));
   std::ostringstream held;
   std::ostream& out = !options.out.empty() ? static_cast<std::ostream&>(file) : to_terminal ? held : std::cout;
-  report::SweepWriter writer(out, options.format, columns, counts_only);
+  const report::SweepTable table(options.format, columns, counts_only);
+  out << table.header();
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
   bar.start("sweep", grid.points());
   i64 ran = 0;
   std::string first_error;
   run_points(
-      grid.points(), options.jobs, [&](i64 i) { return run_point(grid, shown, profiles, i); },
-      [&](const report::SweepRow& row) {
-        writer.write(row);
-        if (row.error.empty()) ++ran;
-        else if (first_error.empty()) first_error = row.error;
+      grid.points(), options.jobs, [&](i64 i) { return run_point(grid, shown, profiles, table, i); },
+      [&](const PointLine& p) {
+        out << p.line;
+        if (p.error.empty()) ++ran;
+        else if (first_error.empty()) first_error = p.error;
       },
       bar);
   bar.finish();

@@ -1,6 +1,7 @@
 #include "sim/report/sweep_table.h"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 #include "sim/common/error.h"
@@ -165,37 +166,41 @@ std::vector<std::string> sweep_result_columns(bool counts_only) {
 
 FlatJson flatten_json_object(std::string_view json) { return Flattener(json).object(); }
 
-SweepWriter::SweepWriter(std::ostream& out, SweepFormat format, std::vector<std::string> input_columns,
-                         bool counts_only)
-    : out_(out), format_(format), inputs_(std::move(input_columns)), results_(sweep_result_columns(counts_only)) {
-  if (format_ != SweepFormat::csv) return;
-  std::string header;
-  for (const auto& c : inputs_) header += csv_cell(c) + ",";
-  header += "status,error";
-  for (const auto& c : results_) header += "," + c;
-  out_ << header << "\n";
+SweepTable::SweepTable(SweepFormat format, std::vector<std::string> input_columns, bool counts_only)
+    : format_(format), inputs_(std::move(input_columns)), results_(sweep_result_columns(counts_only)) {}
+
+std::string SweepTable::header() const {
+  if (format_ != SweepFormat::csv) return "";
+  std::ostringstream out;
+  for (const auto& c : inputs_) out << csv_cell(c) << ',';
+  out << "status,error";
+  for (const auto& c : results_) out << ',' << c;
+  out << '\n';
+  return out.str();
 }
 
-void SweepWriter::write(const SweepRow& row) {
+std::string SweepTable::line(const SweepRow& row) const {
   const FlatJson leaves = row.error.empty() ? flatten_json_object(row.json) : FlatJson{};
   auto leaf = [&](const std::string& path) -> std::string {
     const auto it = std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) { return l.first == path; });
     return it == leaves.end() ? "null" : it->second;
   };
   const std::string status = row.error.empty() ? "ok" : "error";
-  // Written piece by piece: no temporaries (GCC 12 warns falsely on chained +).
+  // Streamed piece by piece: GCC 12 warns falsely on long chains of string +.
+  std::ostringstream out;
   if (format_ == SweepFormat::csv) {
-    for (const auto& v : row.inputs) out_ << csv_cell(v) << ',';
-    out_ << status << ',' << csv_cell(row.error);
-    for (const auto& c : results_) out_ << ',' << csv_from_json(leaf(c));
-    out_ << '\n';
-    return;
+    for (const auto& v : row.inputs) out << csv_cell(v) << ',';
+    out << status << ',' << csv_cell(row.error);
+    for (const auto& c : results_) out << ',' << csv_from_json(leaf(c));
+    out << '\n';
+    return out.str();
   }
-  out_ << '{';
-  for (std::size_t i = 0; i < inputs_.size(); ++i) out_ << quoted(inputs_[i]) << ':' << quoted(row.inputs[i]) << ',';
-  out_ << "\"status\":" << quoted(status) << ",\"error\":" << (row.error.empty() ? "null" : quoted(row.error));
-  for (const auto& c : results_) out_ << ',' << quoted(c) << ':' << leaf(c);
-  out_ << "}\n";
+  out << '{';
+  for (std::size_t i = 0; i < inputs_.size(); ++i) out << quoted(inputs_[i]) << ':' << quoted(row.inputs[i]) << ',';
+  out << "\"status\":" << quoted(status) << ",\"error\":" << (row.error.empty() ? "null" : quoted(row.error));
+  for (const auto& c : results_) out << ',' << quoted(c) << ':' << leaf(c);
+  out << "}\n";
+  return out.str();
 }
 
 }  // namespace iosim::report

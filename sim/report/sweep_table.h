@@ -30,14 +30,15 @@ struct SweepRow {
   std::string json;                 // its simulate --json object, when it ran
 };
 
-class SweepWriter {
+class SweepTable {
  public:
-  // Writes the CSV header at once.
-  SweepWriter(std::ostream& out, SweepFormat format, std::vector<std::string> input_columns, bool counts_only);
-  void write(const SweepRow& row);
+  SweepTable(SweepFormat format, std::vector<std::string> input_columns, bool counts_only);
+  // The CSV header line ("" for JSON lines), with its newline.
+  std::string header() const;
+  // A row's line, with its newline; safe to call from several threads.
+  std::string line(const SweepRow& row) const;
 
  private:
-  std::ostream& out_;
   SweepFormat format_;
   std::vector<std::string> inputs_, results_;
 };
