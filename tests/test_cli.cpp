@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(one_million_tokens_count_in_64_bit) {
 }
 
 BOOST_AUTO_TEST_CASE(help_is_available_on_every_command) {
-  for (const char* cmd : {"--help", "simulate --help", "profiles --help", "trace --help", "replay --help",
+  for (const char* cmd : {"--help", "simulate --help", "sweep --help", "profiles --help", "trace --help", "replay --help",
                           "numerics --help", "calibrate --help"}) {
     const Result r = run(cmd);
     BOOST_TEST(r.exit_code == 0, cmd);

@@ -6,6 +6,7 @@
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -217,6 +218,41 @@ BOOST_AUTO_TEST_CASE(a_point_that_cannot_run_is_an_error_row_and_the_sweep_goes_
   const auto none = run_cli("sweep --counts-only --profile a100 --head-dim 128 --seq 1024 --block-m 256 --block-n 256,512");
   BOOST_TEST(none.exit_code == 2);
   BOOST_TEST(contains(none.out, "no point ran"), none.out);
+}
+
+// RFC 4180 fields of one line (quoted fields may hold commas and "" for a quote).
+Strings csv_fields(const std::string& line) {
+  Strings fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') fields.back() += line[++i];
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.emplace_back();
+    else fields.back() += c;
+  }
+  return fields;
+}
+
+BOOST_AUTO_TEST_CASE(csv_cells_holding_commas_are_quoted_so_every_row_has_the_headers_fields) {
+  // The paper's rule text holds commas ("Bc=ceil(M/4d), Br=min(Bc,d)"); the second point is an error row.
+  const auto r = run_cli("sweep --counts-only " + kProblem + " --seq 512 --kv-heads 2,4", "", false);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  const Strings lines = lines_of(r.out);
+  BOOST_TEST_REQUIRE(lines.size() == 3u);
+  const Strings header = csv_fields(lines[0]);
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    BOOST_TEST_REQUIRE((at != header.end()), name);
+    return static_cast<size_t>(at - header.begin());
+  };
+  for (size_t i = 1; i < lines.size(); ++i) BOOST_TEST(csv_fields(lines[i]).size() == header.size(), lines[i]);
+  const Strings ok = csv_fields(lines[1]), bad = csv_fields(lines[2]);
+  BOOST_TEST(ok[column("status")] == "ok");
+  BOOST_TEST(contains(ok[column("tiling.rule")], "), Br=min(Bc,d)"), ok[column("tiling.rule")]);
+  BOOST_TEST(bad[column("status")] == "error");
+  BOOST_TEST(contains(bad[column("error")], "kv-heads"), bad[column("error")]);
+  BOOST_TEST(bad[column("global.total_bytes")].empty());
 }
 
 BOOST_AUTO_TEST_CASE(out_writes_the_same_rows_as_standard_output) {
