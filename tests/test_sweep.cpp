@@ -139,16 +139,20 @@ BOOST_AUTO_TEST_CASE(rows_are_byte_identical_whatever_the_number_of_jobs) {
 }
 
 BOOST_AUTO_TEST_CASE(counts_only_rows_equal_simulate_counts_only_for_the_same_point) {
-  const auto rows = sweep_rows("--counts-only " + kProblem + " --algo standard,fa1,fa2 --seq 512,1536 --causal");
-  BOOST_TEST_REQUIRE(rows.size() == 6u);
-  for (const auto& row : rows) {
-    BOOST_TEST(cell<std::string>(row, "status") == "ok");
-    BOOST_TEST(!row.get_child_optional(pt::ptree::path_type("dram.read_bytes", '/')));  // counts only
-    const auto s = simulate_json("--counts-only " + kProblem + " --causal --algo " + cell<std::string>(row, "arg.algo") +
-                                 " --seq " + cell<std::string>(row, "arg.seq"));
-    for (const char* key : {"global.read_bytes", "global.write_bytes", "global.total_bytes", "formula.bytes", "flops",
-                            "tiling.block_m", "tiling.block_n", "problem.seq_k", "problem.causal", "counted_by"})
-      BOOST_TEST(cell<std::string>(row, key) == s.get<std::string>(key), key);
+  // By the closed form (the sweep's --counts-only default), and by the walk.
+  for (const std::string count_by : {"", "--count-by trace"}) {
+    const auto rows = sweep_rows("--counts-only " + count_by + " " + kProblem + " --algo standard,fa1,fa2 --seq 512,1536 --causal");
+    BOOST_TEST_REQUIRE(rows.size() == 6u);
+    for (const auto& row : rows) {
+      BOOST_TEST(cell<std::string>(row, "status") == "ok");
+      BOOST_TEST(cell<std::string>(row, "counted_by") == (count_by.empty() ? "formula" : "trace"));
+      BOOST_TEST(!row.get_child_optional(pt::ptree::path_type("dram.read_bytes", '/')));  // counts only
+      const auto s = simulate_json("--counts-only " + kProblem + " --causal --algo " + cell<std::string>(row, "arg.algo") +
+                                   " --seq " + cell<std::string>(row, "arg.seq"));
+      for (const char* key : {"global.read_bytes", "global.write_bytes", "global.total_bytes", "formula.bytes", "flops",
+                              "tiling.block_m", "tiling.block_n", "problem.seq_k", "problem.causal"})
+        BOOST_TEST(cell<std::string>(row, key) == s.get<std::string>(key), key);
+    }
   }
 }
 

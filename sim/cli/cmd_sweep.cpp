@@ -42,7 +42,9 @@ const char* const kSummary =
     "Columns: arg.FLAG for each flag with several values and set.KEY for each --set key (the values as\n"
     "given), status (ok or error), error, then keys of 'iosim simulate --json' named by their path\n"
     "(problem.seq_q, tiling.block_m, global.total_bytes, formula.bytes, l2.lookups, dram.read_bytes,\n"
-    "time.seconds, bound, ...; with --counts-only the count keys alone).\n\n"
+    "time.seconds, bound, ...; with --counts-only the count keys alone). With --counts-only, points are\n"
+    "counted by the closed form, which equals the trace walk exactly, whatever their size (--count-by\n"
+    "trace walks them), so that no row depends on the machine's speed.\n\n"
     "Errors: a malformed flag, list, range or --set key/value stops the sweep before any point runs\n"
     "(exit 2). A point that cannot run (a tile that does not fit shared memory, H not divisible by\n"
     "HKV, ...) is a row with status 'error' and the message, and the sweep goes on; the exit status is 0\n"
@@ -143,7 +145,8 @@ PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown
   try {
     ArgParser parser = simulate_parser();
     parser.parse(grid.args_of(index));
-    SimulateRun r = plan_simulate_run(parser, scenario_from_flags(parser, profiles.loaded[profiles.combination(at, grid)]));
+    SimulateRun r = plan_simulate_run(parser, scenario_from_flags(parser, profiles.loaded[profiles.combination(at, grid)]),
+                                      AutoCount::closed_form);
     execute_simulate_run(r, nullptr);
     std::ostringstream json;
     write_simulate_json(json, r, 0, false);

@@ -35,13 +35,15 @@ void check_requests_match_counts(const count::RunCount* counts, const count::For
 }
 
 // --count-by: walk the trace, or take the totals from the closed form (auto:
-// the closed form when only counts are asked for and the walk would be long).
-bool walks_trace(const ArgParser& parser, const count::WorkEstimate& work, bool counts_only) {
+// the closed form when only counts are asked for and, by_predicted_time, the
+// walk would be long).
+bool walks_trace(const ArgParser& parser, const count::WorkEstimate& work, bool counts_only, AutoCount auto_count) {
   const std::string by = parser.text("count-by").value_or("auto");
   if (by == "trace") return true;
   if (by == "formula") return false;
   if (by != "auto") throw InputError("--count-by '" + by + "': expected auto, trace or formula");
-  return !(counts_only && work.walk_seconds > kFormulaAfterSeconds);
+  if (!counts_only) return true;
+  return auto_count == AutoCount::by_predicted_time && work.walk_seconds <= kFormulaAfterSeconds;
 }
 
 }  // namespace
@@ -53,7 +55,7 @@ void add_simulate_run_flags(ArgParser& parser) {
            "      the walk exactly; auto: the closed form for --counts-only runs whose walk would take over 1 s [auto]");
 }
 
-SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario) {
+SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario, AutoCount auto_count) {
   SimulateRun r;
   r.scenario = std::move(scenario);
   r.options = engine_options_from_flags(parser);
@@ -61,7 +63,7 @@ SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario) {
   r.run = trace::build_trace(r.scenario.problem, r.scenario.options);
   r.formula = count::formula_for(r.run);
   r.work = count::estimate_work(r.run);
-  r.walk = walks_trace(parser, r.work, r.counts_only);
+  r.walk = walks_trace(parser, r.work, r.counts_only, auto_count);
   return r;
 }
 

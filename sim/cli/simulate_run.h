@@ -30,9 +30,15 @@ struct SimulateRun {
   std::optional<engine::SimulationResult> sim;
 };
 
+// How --count-by auto counts a --counts-only run: by the closed form when the
+// walk is predicted to take over a second (simulate), or by the closed form
+// always (sweep: its rows must not depend on the machine's speed or load).
+enum class AutoCount { by_predicted_time, closed_form };
+
 // Builds the trace and its closed form and decides how to count; throws
 // InputError for bad flags or a problem the algorithm cannot tile.
-SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario);
+SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario,
+                              AutoCount auto_count = AutoCount::by_predicted_time);
 // Counts and (unless --counts-only) simulates; `bar` may be null.
 void execute_simulate_run(SimulateRun& r, report::ProgressBar* bar);
 // `iosim simulate --json`'s object; `indent` 0 writes one line. `kernels`:
