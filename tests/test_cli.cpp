@@ -498,33 +498,8 @@ BOOST_AUTO_TEST_CASE(count_by_formula_and_count_by_trace_agree) {
   BOOST_TEST(bad.exit_code == 2, bad.out);
 }
 
-namespace {
-struct PtyResult {
-  int exit_code;
-  std::string out;  // what the terminal showed (stderr; stdout went to /dev/null)
-  double seconds;
-};
-// Runs iosim with stderr on a pseudo-terminal, as in an interactive shell.
-PtyResult run_on_terminal(const std::string& args) {
-  int master = -1;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const std::string cmd = std::string(IOSIM_CLI_PATH) + " " + args + " > /dev/null";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::string out;
-  std::array<char, 4096> buf{};
-  for (ssize_t n; (n = read(master, buf.data(), buf.size())) > 0;) out.append(buf.data(), static_cast<size_t>(n));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(master);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-}
-}  // namespace
+using iosim::testing::PtyResult;
+using iosim::testing::run_on_terminal;
 
 // FA1's walk is one CTA on one thread: about a second here, at 25 ns a step.
 BOOST_AUTO_TEST_CASE(a_long_run_shows_a_progress_bar_on_a_terminal_and_erases_it) {

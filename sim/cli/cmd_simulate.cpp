@@ -33,7 +33,7 @@ int cmd_simulate(const Args& args) {
   if (const std::string notice = report::long_run_notice(r.work, r.walk, !r.counts_only); !notice.empty())
     std::cerr << notice << std::endl;
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
-  execute_simulate_run(r, &bar);
+  execute_simulate_run(r, bar);
   if (parser.flag("json")) {
     write_simulate_json(std::cout, r, 2, true);
     return 0;

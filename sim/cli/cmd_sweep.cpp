@@ -137,17 +137,37 @@ struct PointLine {
   std::string line, error;
 };
 
+SimulateRun plan_point(const SweepGrid& grid, const Profiles& profiles, i64 index) {
+  ArgParser parser = simulate_parser();
+  parser.parse(grid.args_of(index));
+  const std::size_t combination = profiles.combination(grid.indices_of(index), grid);
+  return plan_simulate_run(parser, scenario_from_flags(parser, profiles.loaded[combination]), AutoCount::closed_form);
+}
+
+// A point's walk and engine steps, added to the sweep's shared count as they go.
+class PointProgress final : public ProgressSink {
+ public:
+  explicit PointProgress(std::atomic<i64>& shared) : shared_(shared) {}
+  void add(i64 units) override {
+    shared_.fetch_add(units);
+    mine_ += units;
+  }
+  // At the point's end: the rest of its weight (the estimate may exceed the steps reported).
+  void complete(i64 weight) { add(std::max<i64>(0, weight - mine_)); }
+
+ private:
+  std::atomic<i64>& shared_;
+  i64 mine_ = 0;
+};
+
 PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown, const Profiles& profiles,
-                    const report::SweepTable& table, i64 index) {
+                    const report::SweepTable& table, i64 index, PointProgress& progress) {
   report::SweepRow row;
   const std::vector<std::size_t> at = grid.indices_of(index);
   for (std::size_t d : shown) row.inputs.push_back(grid.dims[d].values[at[d]]);
   try {
-    ArgParser parser = simulate_parser();
-    parser.parse(grid.args_of(index));
-    SimulateRun r = plan_simulate_run(parser, scenario_from_flags(parser, profiles.loaded[profiles.combination(at, grid)]),
-                                      AutoCount::closed_form);
-    execute_simulate_run(r, nullptr);
+    SimulateRun r = plan_point(grid, profiles, index);
+    execute_simulate_run(r, &progress);
     std::ostringstream json;
     write_simulate_json(json, r, 0, false);
     row.json = json.str();
@@ -157,23 +177,63 @@ PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown
   return {table.line(row), row.error};
 }
 
+// Runs `work` on `threads` threads and `meanwhile` on this one; joins them
+// however `meanwhile` ends.
+template <typename Work, typename Meanwhile>
+void on_threads(i64 threads, const Work& work, const Meanwhile& meanwhile) {
+  std::vector<std::jthread> pool;
+  for (i64 t = 0; t < threads; ++t) pool.emplace_back(work);
+  meanwhile();
+}
+
+// Each point's share of the progress bar: the steps of its walk and its
+// timing engine, from its plan (1 for a point that cannot run: it ends at once).
+std::vector<i64> point_weights(const SweepGrid& grid, const Profiles& profiles, i64 jobs, report::ProgressBar& bar) {
+  const i64 count = grid.points();
+  std::vector<i64> weights(static_cast<std::size_t>(count), 1);
+  std::atomic<i64> next{0}, planned{0};
+  bar.start("planning", count);
+  on_threads(
+      std::min(jobs, count),
+      [&] {
+        for (i64 i; (i = next.fetch_add(1)) < count; planned.fetch_add(1)) {
+          try {
+            const SimulateRun r = plan_point(grid, profiles, i);
+            weights[static_cast<std::size_t>(i)] = std::max<i64>(1, r.work.steps + (r.walk ? r.work.walk_steps : 0));
+          } catch (...) {  // the run reports it
+          }
+        }
+      },
+      [&] {
+        for (i64 shown = 0; shown < count;) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          const i64 now = planned.load();
+          bar.add(now - shown);
+          shown = now;
+        }
+      });
+  return weights;
+}
+
 // Runs the points on `jobs` threads; `emit` gets each point's line in grid
 // order, on the calling thread, as soon as it and all before it are done.
+// The bar advances by the steps the points report, each point in all by its weight.
 template <typename Point, typename Emit>
-void run_points(i64 count, i64 jobs, const Point& point, Emit emit, report::ProgressBar& bar) {
-  std::vector<std::optional<PointLine>> rows(static_cast<std::size_t>(count));
-  std::atomic<i64> next{0};
+void run_points(const std::vector<i64>& weights, i64 jobs, const Point& point, Emit emit, report::ProgressBar& bar) {
+  const i64 count = static_cast<i64>(weights.size());
+  std::vector<std::optional<PointLine>> rows(weights.size());
+  std::atomic<i64> next{0}, steps{0};
   std::mutex m;
   std::condition_variable done;
-  i64 finished = 0;
   std::exception_ptr failure;
   auto work = [&] {
     for (i64 i; (i = next.fetch_add(1)) < count;) {
       try {
-        PointLine row = point(i);
+        PointProgress progress(steps);
+        PointLine row = point(i, progress);
+        progress.complete(weights[static_cast<std::size_t>(i)]);
         const std::lock_guard lock(m);
         rows[static_cast<std::size_t>(i)] = std::move(row);
-        ++finished;
       } catch (...) {  // an internal error: stop every thread, report it once
         const std::lock_guard lock(m);
         if (!failure) failure = std::current_exception();
@@ -182,29 +242,29 @@ void run_points(i64 count, i64 jobs, const Point& point, Emit emit, report::Prog
       done.notify_one();
     }
   };
-  std::vector<std::thread> pool;
-  for (i64 t = 0; t < std::min(jobs, count); ++t) pool.emplace_back(work);
   // The lines ready in grid order are taken under the lock and written outside it.
-  i64 emitted = 0, reported = 0;
-  while (true) {
-    std::vector<PointLine> ready;
-    i64 now_finished = 0;
-    {
-      std::unique_lock lock(m);
-      if (emitted == count || failure) break;
-      done.wait_for(lock, std::chrono::milliseconds(100),
-                    [&] { return failure || rows[static_cast<std::size_t>(emitted)].has_value(); });
-      for (; emitted < count && rows[static_cast<std::size_t>(emitted)]; ++emitted) {
-        ready.push_back(std::move(*rows[static_cast<std::size_t>(emitted)]));
-        rows[static_cast<std::size_t>(emitted)].reset();
+  auto write_in_order = [&] {
+    i64 emitted = 0, reported = 0;
+    while (true) {
+      std::vector<PointLine> ready;
+      i64 now_finished = 0;
+      {
+        std::unique_lock lock(m);
+        if (emitted == count || failure) return;
+        done.wait_for(lock, std::chrono::milliseconds(100),
+                      [&] { return failure || rows[static_cast<std::size_t>(emitted)].has_value(); });
+        for (; emitted < count && rows[static_cast<std::size_t>(emitted)]; ++emitted) {
+          ready.push_back(std::move(*rows[static_cast<std::size_t>(emitted)]));
+          rows[static_cast<std::size_t>(emitted)].reset();
+        }
       }
-      now_finished = finished;
+      now_finished = steps.load();
+      for (const PointLine& p : ready) emit(p);
+      bar.add(now_finished - reported);
+      reported = now_finished;
     }
-    for (const PointLine& p : ready) emit(p);
-    bar.add(now_finished - reported);
-    reported = now_finished;
-  }
-  for (auto& t : pool) t.join();
+  };
+  on_threads(std::min(jobs, count), work, write_in_order);
   if (failure) std::rethrow_exception(failure);
 }
 
@@ -246,11 +306,17 @@ int cmd_sweep(const Args& args) {
   const report::SweepTable table(options.format, columns, counts_only);
   out << table.header();
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
-  bar.start("sweep", grid.points());
+  // Counts alone are quick and alike (the closed form): the bar counts points.
+  const std::vector<i64> weights = counts_only ? std::vector<i64>(static_cast<std::size_t>(grid.points()), 1)
+                                               : point_weights(grid, profiles, options.jobs, bar);
+  i64 total = 0;
+  for (i64 w : weights) total += w;
+  bar.start("sweep", total);
   i64 ran = 0;
   std::string first_error;
   run_points(
-      grid.points(), options.jobs, [&](i64 i) { return run_point(grid, shown, profiles, table, i); },
+      weights, options.jobs,
+      [&](i64 i, PointProgress& progress) { return run_point(grid, shown, profiles, table, i, progress); },
       [&](const PointLine& p) {
         out << p.line;
         if (p.error.empty()) ++ran;

@@ -67,20 +67,41 @@ SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario, AutoCo
   return r;
 }
 
-void execute_simulate_run(SimulateRun& r, report::ProgressBar* bar) {
+namespace {
+
+// `start(label, total)` and `finish()` around each phase (a bar, or nothing).
+template <typename Phases>
+void execute(SimulateRun& r, ProgressSink* progress, const Phases& phases) {
   if (r.walk) {
-    if (bar) bar->start("counting", r.work.walk_steps);
-    r.counts = count::count_run(r.run, bar);
-    if (bar) bar->finish();
+    phases.start("counting", r.work.walk_steps);
+    r.counts = count::count_run(r.run, progress);
+    phases.finish();
   }
   if (r.counts_only) return;
-  if (bar) bar->start("simulating", r.work.steps);
+  phases.start("simulating", r.work.steps);
   engine::EngineOptions options = r.options;
-  options.progress = bar;
+  options.progress = progress;
   r.sim = engine::simulate(r.run, r.scenario.profile, options);
-  if (bar) bar->finish();
+  phases.finish();
   check_requests_match_counts(r.counts ? &*r.counts : nullptr, r.formula, *r.sim);
 }
+
+struct BarPhases {
+  report::ProgressBar& bar;
+  void start(const char* label, i64 total) const { bar.start(label, total); }
+  void finish() const { bar.finish(); }
+};
+
+struct NoPhases {
+  void start(const char*, i64) const {}
+  void finish() const {}
+};
+
+}  // namespace
+
+void execute_simulate_run(SimulateRun& r, report::ProgressBar& bar) { execute(r, &bar, BarPhases{bar}); }
+
+void execute_simulate_run(SimulateRun& r, ProgressSink* progress) { execute(r, progress, NoPhases{}); }
 
 void write_simulate_json(std::ostream& out, const SimulateRun& r, int indent, bool kernels) {
   const count::RunCount* counts = r.counts ? &*r.counts : nullptr;

@@ -39,8 +39,10 @@ enum class AutoCount { by_predicted_time, closed_form };
 // InputError for bad flags or a problem the algorithm cannot tile.
 SimulateRun plan_simulate_run(const ArgParser& parser, Scenario scenario,
                               AutoCount auto_count = AutoCount::by_predicted_time);
-// Counts and (unless --counts-only) simulates; `bar` may be null.
-void execute_simulate_run(SimulateRun& r, report::ProgressBar* bar);
+// Counts and (unless --counts-only) simulates, showing each phase on `bar`.
+void execute_simulate_run(SimulateRun& r, report::ProgressBar& bar);
+// The same reporting the steps of both phases to `progress` (may be null).
+void execute_simulate_run(SimulateRun& r, ProgressSink* progress);
 // `iosim simulate --json`'s object; `indent` 0 writes one line. `kernels`:
 // with the per-kernel array.
 void write_simulate_json(std::ostream& out, const SimulateRun& r, int indent, bool kernels);
