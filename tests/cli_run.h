@@ -58,4 +58,19 @@ inline PtyResult run_on_terminal(const std::string& args) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
+// `args` run on a terminal drew a bar labelled `label` with the time left and
+// erased it; a run shorter than a second (a fast machine) is only noted.
+inline void check_progress_bar(const std::string& args, const std::string& label) {
+  const PtyResult r = run_on_terminal(args);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  if (r.seconds < 1.0) {
+    BOOST_TEST_MESSAGE("the run took " << r.seconds << " s, too short for a bar on this machine");
+    return;
+  }
+  const size_t bar = r.out.rfind(label + " [");
+  BOOST_TEST_REQUIRE(bar != std::string::npos, r.out);
+  BOOST_TEST(r.out.find(" left", bar) != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("\r\033[K", bar) != std::string::npos, r.out);  // erased when done
+}
+
 }  // namespace iosim::testing

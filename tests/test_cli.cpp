@@ -498,21 +498,10 @@ BOOST_AUTO_TEST_CASE(count_by_formula_and_count_by_trace_agree) {
   BOOST_TEST(bad.exit_code == 2, bad.out);
 }
 
-using iosim::testing::PtyResult;
-using iosim::testing::run_on_terminal;
-
 // FA1's walk is one CTA on one thread: about a second here, at 25 ns a step.
 BOOST_AUTO_TEST_CASE(a_long_run_shows_a_progress_bar_on_a_terminal_and_erases_it) {
-  const PtyResult r = run_on_terminal("simulate --counts-only --count-by trace --algo fa1 --seq 720896 --head-dim 64");
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
-  if (r.seconds < 1.0) {
-    BOOST_TEST_MESSAGE("the run took " << r.seconds << " s, too short for a bar on this machine");
-    return;
-  }
-  const size_t bar = r.out.rfind("counting [");
-  BOOST_TEST_REQUIRE(bar != std::string::npos, r.out);
-  BOOST_TEST(contains(r.out, " left"), r.out);
-  BOOST_TEST(r.out.find("\r\033[K", bar) != std::string::npos, r.out);  // erased when done
+  iosim::testing::check_progress_bar(
+      "simulate --counts-only --count-by trace --algo fa1 --seq 720896 --head-dim 64", "counting");
 }
 
 // The whole file is checked before anything is simulated: a bad line after an
