@@ -205,6 +205,10 @@ BOOST_AUTO_TEST_CASE(bad_set_keys_and_values_are_one_error_naming_the_key) {
       for (const char* part : c.says) BOOST_TEST(contains(r.out, part), cmd << " " << c.set << ": " << r.out);
     }
   }
+  // simulate takes one value and says where lists go.
+  const auto list = run_cli("simulate --counts-only " + kProblem + " --seq 512 --set sm.smem_per_block=48KiB,96KiB");
+  BOOST_TEST(list.exit_code == 2);
+  BOOST_TEST(contains(list.out, "a list of values is for 'iosim sweep'"), list.out);
   // In a list, the bad value alone is named.
   const auto r = run_cli("sweep --counts-only " + kProblem + " --seq 512 --set sm.smem_per_block=48KiB,lots");
   BOOST_TEST(r.exit_code == 2);

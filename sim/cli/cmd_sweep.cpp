@@ -84,6 +84,7 @@ void reject_single_run_flags(const SweepGrid& grid) {
 // Every value of every flag, parsed by simulate's parser, so that a typo stops
 // the sweep before any point runs.
 void check_values(const SweepGrid& grid) {
+  simulate_parser().parse(grid.fixed_args);
   for (const auto& d : grid.dims) {
     if (d.flag == "set") continue;  // checked when the profiles load
     for (const auto& v : d.values) {

@@ -1,5 +1,7 @@
 #include "sim/cli/scenario.h"
 
+#include <algorithm>
+
 #include "sim/cli/problem_flags.h"
 #include "sim/common/error.h"
 #include "sim/profile/profile_names.h"
@@ -30,8 +32,16 @@ std::vector<profile::ProfileOverride> profile_overrides_from_flag(const ArgParse
 }
 
 profile::HardwareProfile profile_from_flag(const ArgParser& a) {
-  return profile::find_profile_by_any_name(a.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir(),
-                                           profile_overrides_from_flag(a));
+  const auto overrides = profile_overrides_from_flag(a);
+  try {
+    return profile::find_profile_by_any_name(a.text("profile").value_or("a100-sxm4-40gb"),
+                                             profile::default_profile_dir(), overrides);
+  } catch (const InputError& e) {
+    const bool list = std::any_of(overrides.begin(), overrides.end(),
+                                  [](const auto& o) { return o.value.find(',') != std::string::npos; });
+    if (list) throw InputError(std::string(e.what()) + "; a list of values is for 'iosim sweep'");
+    throw;
+  }
 }
 
 void add_scenario_flags(ArgParser& p) {
