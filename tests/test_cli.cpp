@@ -20,26 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_run.h"
+
 namespace pt = boost::property_tree;
 
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out;  // stdout and stderr together
-};
+using Result = iosim::testing::CliResult;
 
-// `env` (e.g. "VAR=value") is put before the command.
-Result run_with_env(const std::string& env, const std::string& args) {
-  const std::string cmd = env + " " + std::string(IOSIM_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Result run_with_env(const std::string& env, const std::string& args) { return iosim::testing::run_cli(args, env); }
 
 Result run(const std::string& args) { return run_with_env("", args); }
 
@@ -135,7 +124,7 @@ BOOST_AUTO_TEST_CASE(one_million_tokens_count_in_64_bit) {
 }
 
 BOOST_AUTO_TEST_CASE(help_is_available_on_every_command) {
-  for (const char* cmd : {"--help", "simulate --help", "profiles --help", "trace --help", "replay --help",
+  for (const char* cmd : {"--help", "simulate --help", "sweep --help", "profiles --help", "trace --help", "replay --help",
                           "numerics --help", "calibrate --help"}) {
     const Result r = run(cmd);
     BOOST_TEST(r.exit_code == 0, cmd);
@@ -509,46 +498,10 @@ BOOST_AUTO_TEST_CASE(count_by_formula_and_count_by_trace_agree) {
   BOOST_TEST(bad.exit_code == 2, bad.out);
 }
 
-namespace {
-struct PtyResult {
-  int exit_code;
-  std::string out;  // what the terminal showed (stderr; stdout went to /dev/null)
-  double seconds;
-};
-// Runs iosim with stderr on a pseudo-terminal, as in an interactive shell.
-PtyResult run_on_terminal(const std::string& args) {
-  int master = -1;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const std::string cmd = std::string(IOSIM_CLI_PATH) + " " + args + " > /dev/null";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::string out;
-  std::array<char, 4096> buf{};
-  for (ssize_t n; (n = read(master, buf.data(), buf.size())) > 0;) out.append(buf.data(), static_cast<size_t>(n));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(master);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-}
-}  // namespace
-
 // FA1's walk is one CTA on one thread: about a second here, at 25 ns a step.
 BOOST_AUTO_TEST_CASE(a_long_run_shows_a_progress_bar_on_a_terminal_and_erases_it) {
-  const PtyResult r = run_on_terminal("simulate --counts-only --count-by trace --algo fa1 --seq 720896 --head-dim 64");
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
-  if (r.seconds < 1.0) {
-    BOOST_TEST_MESSAGE("the run took " << r.seconds << " s, too short for a bar on this machine");
-    return;
-  }
-  const size_t bar = r.out.rfind("counting [");
-  BOOST_TEST_REQUIRE(bar != std::string::npos, r.out);
-  BOOST_TEST(contains(r.out, " left"), r.out);
-  BOOST_TEST(r.out.find("\r\033[K", bar) != std::string::npos, r.out);  // erased when done
+  iosim::testing::check_progress_bar(
+      "simulate --counts-only --count-by trace --algo fa1 --seq 720896 --head-dim 64", "counting");
 }
 
 // The whole file is checked before anything is simulated: a bad line after an

@@ -42,7 +42,8 @@ void ArgParser::parse(const std::vector<std::string>& args) {
     if (it == specs_.end())
       throw InputError(prefix() + "unknown flag '--" + name + "' (see '" + invocation() + " --help'" +
                        (unknown_flag_hint_.empty() ? "" : "; " + unknown_flag_hint_) + ")");
-    if (values_.count(name)) throw InputError(prefix() + "flag '--" + name + "' given twice");
+    if (values_.count(name) && it->second.kind != Kind::repeated)
+      throw InputError(prefix() + "flag '--" + name + "' given twice");
     if (it->second.kind == Kind::flag) {
       if (inline_value) throw InputError(prefix() + "flag '--" + name + "' takes no value");
       values_[name] = "";
@@ -73,6 +74,7 @@ void ArgParser::parse(const std::vector<std::string>& args) {
       }
     }
     values_[name] = value;
+    if (it->second.kind == Kind::repeated) repeated_[name].push_back(value);
   }
 }
 
@@ -92,6 +94,17 @@ std::optional<std::string> ArgParser::text(const std::string& name) const {
   return it->second;
 }
 
+std::vector<std::string> ArgParser::texts(const std::string& name) const {
+  const auto it = repeated_.find(name);
+  return it == repeated_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::optional<ArgParser::Kind> ArgParser::kind_of(const std::string& name) const {
+  const auto it = specs_.find(name);
+  if (it == specs_.end()) return std::nullopt;
+  return it->second.kind;
+}
+
 std::string ArgParser::prefix() const { return command_.empty() ? std::string() : command_ + ": "; }
 std::string ArgParser::invocation() const { return command_.empty() ? program_ : program_ + " " + command_; }
 
@@ -100,7 +113,7 @@ std::string ArgParser::flags_help() const {
   for (const auto& name : order_) {
     const Spec& s = specs_.at(name);
     std::string head = "--" + name + (s.kind == Kind::flag ? "" : " " + s.metavar);
-    out << "  " << head << "\n      " << s.help << "\n";
+    out << "  " << head << (s.kind == Kind::repeated ? " (repeatable)" : "") << "\n      " << s.help << "\n";
   }
   return out.str();
 }

@@ -13,7 +13,9 @@ namespace iosim::cli {
 
 class ArgParser {
  public:
-  enum class Kind { flag, integer, real, text };
+  // repeated: a text flag that may be given more than once (texts() returns
+  // every value in order).
+  enum class Kind { flag, integer, real, text, repeated };
   // `command` is the subcommand's name (empty for `iosim` alone, the default
   // scenario); `program` names the executable in messages and help:
   // "iosim", "iosim-kernels".
@@ -34,6 +36,9 @@ class ArgParser {
   std::optional<i64> integer(const std::string& name) const;
   std::optional<double> real(const std::string& name) const;
   std::optional<std::string> text(const std::string& name) const;
+  std::vector<std::string> texts(const std::string& name) const;  // a repeated flag's values
+  // The kind of a declared flag, or nullopt (for commands that pass flags on).
+  std::optional<Kind> kind_of(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
   void allow_positional(const std::string& metavar, const std::string& help);
 
@@ -48,6 +53,7 @@ class ArgParser {
   std::vector<std::string> order_;
   std::map<std::string, Spec> specs_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> repeated_;
   std::vector<std::string> positional_;
   std::optional<std::pair<std::string, std::string>> positional_spec_;
   bool help_ = false;

@@ -13,6 +13,8 @@ using Args = std::vector<std::string>;
 int cmd_default(const Args& args);   // `iosim` alone: the GPT-2 medium comparison
 ArgParser default_parser();          // its flags (listed by `iosim --help`)
 int cmd_simulate(const Args& args);  // `iosim simulate ...`
+void add_simulate_flags(ArgParser& parser);  // its flags but --json (`iosim sweep` takes them too)
+int cmd_sweep(const Args& args);     // `iosim sweep ...`: simulate over lists and ranges of flag values
 int cmd_profiles(const Args& args);  // `iosim profiles`
 int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`
 int cmd_replay(const Args& args);    // `iosim replay FILE`

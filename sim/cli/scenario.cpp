@@ -1,5 +1,7 @@
 #include "sim/cli/scenario.h"
 
+#include <algorithm>
+
 #include "sim/cli/problem_flags.h"
 #include "sim/common/error.h"
 #include "sim/profile/profile_names.h"
@@ -12,11 +14,34 @@ using Kind = ArgParser::Kind;
 void add_profile_flag(ArgParser& p) {
   p.add("profile", Kind::text, "NAME|FILE",
         "hardware profile: a name from 'iosim profiles' (any case), an alias (a100, h100, h200), a unique prefix,\n"
-        "      or a path to a .yaml file [a100-sxm4-40gb]");
+        "      or a path to a .yaml file [a100-sxm4-40gb]")
+      .add("set", Kind::repeated, "KEY=VALUE",
+           "use VALUE for the profile's KEY, written as in a profile file, e.g. sm.smem_per_block=48KiB\n"
+           "      (keys: hw_profiles/README.md; checked like the file's own values)");
+}
+
+std::vector<profile::ProfileOverride> profile_overrides_from_flag(const ArgParser& a) {
+  std::vector<profile::ProfileOverride> out;
+  for (const std::string& text : a.texts("set")) {
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+      throw InputError("--set '" + text + "': expected KEY=VALUE, e.g. --set sm.smem_per_block=48KiB");
+    out.push_back({text.substr(0, eq), text.substr(eq + 1)});
+  }
+  return out;
 }
 
 profile::HardwareProfile profile_from_flag(const ArgParser& a) {
-  return profile::find_profile_by_any_name(a.text("profile").value_or("a100-sxm4-40gb"), profile::default_profile_dir());
+  const auto overrides = profile_overrides_from_flag(a);
+  try {
+    return profile::find_profile_by_any_name(a.text("profile").value_or("a100-sxm4-40gb"),
+                                             profile::default_profile_dir(), overrides);
+  } catch (const InputError& e) {
+    const bool list = std::any_of(overrides.begin(), overrides.end(),
+                                  [](const auto& o) { return o.value.find(',') != std::string::npos; });
+    if (list) throw InputError(std::string(e.what()) + "; a list of values is for 'iosim sweep'");
+    throw;
+  }
 }
 
 void add_scenario_flags(ArgParser& p) {
@@ -73,9 +98,11 @@ void apply_tiles_flag(const ArgParser& a, const workload::Problem& problem, trac
   else if (tiles != "rule") throw InputError("--tiles '" + tiles + "': expected rule or kernel");
 }
 
-Scenario scenario_from_flags(const ArgParser& a) {
+Scenario scenario_from_flags(const ArgParser& a) { return scenario_from_flags(a, profile_from_flag(a)); }
+
+Scenario scenario_from_flags(const ArgParser& a, profile::HardwareProfile profile) {
   Scenario s;
-  s.profile = profile_from_flag(a);
+  s.profile = std::move(profile);
   s.problem = problem_from_flags(a);
   if (s.problem.dtype == workload::DType::bf16 && s.profile.tensor_bf16_flops_per_s <= 0)
     throw InputError("profile '" + s.profile.name + "' has no bf16 tensor cores (use --dtype fp16 or fp32)");

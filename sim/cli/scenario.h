@@ -2,6 +2,8 @@
 // and tiling flags (sim/cli/problem_flags.h); shared by `iosim simulate`,
 // `iosim trace` and `iosim numerics`.
 #pragma once
+#include <vector>
+
 #include "sim/cli/args.h"
 #include "sim/profile/hardware_profile.h"
 #include "sim/trace/algorithms.h"
@@ -14,9 +16,13 @@ struct Scenario {
   trace::TraceOptions options;
 };
 
-// --profile NAME|FILE, as every command takes it.
+// --profile NAME|FILE and --set KEY=VALUE (repeatable), as every command takes them.
 void add_profile_flag(ArgParser& parser);
-// The profile --profile names (profile::find_profile_by_any_name), or the default.
+// The --set values, split at the first '='; throws InputError for a value
+// without one. The keys and values are checked when the profile loads.
+std::vector<profile::ProfileOverride> profile_overrides_from_flag(const ArgParser& parser);
+// The profile --profile names (profile::find_profile_by_any_name), or the
+// default, with the --set values in place of the file's.
 profile::HardwareProfile profile_from_flag(const ArgParser& parser);
 
 // --tiles rule|kernel: the paper's rule, or the nearest compiled kernel tile
@@ -27,6 +33,8 @@ void apply_tiles_flag(const ArgParser& parser, const workload::Problem& problem,
 void add_scenario_flags(ArgParser& parser);
 // Throws InputError for missing or inconsistent flags.
 Scenario scenario_from_flags(const ArgParser& parser);
+// The same on a profile already loaded (profile_from_flag).
+Scenario scenario_from_flags(const ArgParser& parser, profile::HardwareProfile profile);
 
 // GPT-2 medium attention (B=64, H=16, N=1024, d=64, fp16), the default scenario.
 workload::Problem gpt2_medium_problem();

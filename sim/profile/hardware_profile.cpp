@@ -61,7 +61,8 @@ std::string bytes_text(i64 bytes) { return std::to_string(bytes) + " B"; }
 // Reads one file into a HardwareProfile; every failure names file, line and key.
 class ProfileReader {
  public:
-  explicit ProfileReader(std::string file) : file_(std::move(file)) {
+  ProfileReader(std::string file, const std::vector<ProfileOverride>& overrides)
+      : file_(std::move(file)), overrides_(overrides) {
     profile_.source_file = file_;
   }
 
@@ -81,10 +82,20 @@ class ProfileReader {
   }
 
  private:
+  // An overridden key is reported as the flag that set it; any other key by
+  // file and line, naming the overrides that may have caused it.
   [[noreturn]] void fail(int line, std::string_view key, std::string_view problem,
                          std::string_view valid) const {
     std::ostringstream msg;
+    const auto set = std::find_if(overrides_.begin(), overrides_.end(),
+                                  [&](const ProfileOverride& o) { return o.key == key; });
+    if (set != overrides_.end()) {
+      msg << "--set " << set->text() << ": " << problem << " (" << valid << "; profile " << file_ << ')';
+      throw InputError(msg.str());
+    }
     msg << file_ << ':' << line << ": " << key << ": " << problem << " (" << valid << ')';
+    for (size_t i = 0; i < overrides_.size(); ++i) msg << (i == 0 ? " [with --set " : ", ") << overrides_[i].text();
+    if (!overrides_.empty()) msg << ']';
     throw InputError(msg.str());
   }
 
@@ -348,6 +359,7 @@ class ProfileReader {
   }
 
   std::string file_;
+  const std::vector<ProfileOverride>& overrides_;
   HardwareProfile profile_;
   std::map<std::string, int> lines_;  // key path -> line of its value, for consistency errors
 };
@@ -372,10 +384,43 @@ std::vector<std::string> profile_names(const std::string& dir) {
   return names;
 }
 
+// Puts each override into the document as a {value, source} leaf, so the
+// reader validates it like any value of the file.
+void apply_overrides(YAML::Node& root, const std::vector<ProfileOverride>& overrides) {
+  std::set<std::string> seen;
+  for (const ProfileOverride& o : overrides) {
+    const SchemaKey* key = find_key(o.key);
+    if (key == nullptr) {
+      std::vector<std::string> keys;
+      for (const SchemaSection& s : profile_schema())
+        for (const SchemaKey& k : s.keys) keys.push_back(key_path(s, k));
+      throw InputError("--set " + o.text() + ": unknown profile key '" + o.key + "' (valid keys: " + join(keys) +
+                       "; hw_profiles/README.md describes them)");
+    }
+    if (!seen.insert(o.key).second) throw InputError("--set " + o.key + " given twice (each key once)");
+    if (key->key == "name")
+      throw InputError("--set " + o.text() + ": the profile's name is its file name (give --profile instead)");
+    const std::size_t dot = o.key.find('.');
+    const std::string section = dot == std::string::npos ? "" : o.key.substr(0, dot);
+    if (!section.empty() && root.IsMap() && !root[section].IsDefined())
+      throw InputError("--set " + o.text() + ": the profile has no '" + section +
+                       "' section to change (a key of a section the file has; `iosim calibrate` writes sm_pipes)");
+    YAML::Node parent = section.empty() ? root : root[section];
+    if (key->kind == ValueKind::plain_text) {
+      parent[std::string(key->key)] = o.value;
+      continue;
+    }
+    YAML::Node leaf(YAML::NodeType::Map);
+    leaf["value"] = o.value;
+    leaf["source"] = "iosim --set";
+    parent[std::string(key->key)] = leaf;
+  }
+}
+
 }  // namespace
 
 
-HardwareProfile load_profile(const std::string& path) {
+HardwareProfile load_profile(const std::string& path, const std::vector<ProfileOverride>& overrides) {
   std::ifstream in(path);
   if (!in)
     throw InputError(path + ": cannot open the file (a readable hardware profile, e.g. "
@@ -390,16 +435,18 @@ HardwareProfile load_profile(const std::string& path) {
     throw InputError(path + ":" + std::to_string(line) + ": (document): YAML parse error: " +
                      e.msg + " (well-formed YAML; see hw_profiles/README.md)");
   }
-  return ProfileReader(path).read(root);
+  apply_overrides(root, overrides);
+  return ProfileReader(path, overrides).read(root);
 }
 
-HardwareProfile find_profile(const std::string& name_or_path, const std::string& profile_dir) {
-  if (looks_like_path(name_or_path)) return load_profile(name_or_path);
+HardwareProfile find_profile(const std::string& name_or_path, const std::string& profile_dir,
+                             const std::vector<ProfileOverride>& overrides) {
+  if (looks_like_path(name_or_path)) return load_profile(name_or_path, overrides);
   const std::vector<std::string> known = profile_names(profile_dir);
   if (std::find(known.begin(), known.end(), name_or_path) == known.end())
     throw InputError("unknown hardware profile '" + name_or_path + "' (known in " + profile_dir +
                      ": " + join(known) + "; or give a path to a .yaml file)");
-  return load_profile((fs::path(profile_dir) / (name_or_path + ".yaml")).string());
+  return load_profile((fs::path(profile_dir) / (name_or_path + ".yaml")).string(), overrides);
 }
 
 std::vector<HardwareProfile> list_profiles(const std::string& profile_dir) {

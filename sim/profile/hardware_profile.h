@@ -98,13 +98,24 @@ struct HardwareProfile {
 
 };
 
-// Loads and validates one profile file. Throws iosim::InputError
-// "<file>:<line>: <key>: <problem> (<what would be valid>)".
-HardwareProfile load_profile(const std::string& path);
+// One value put in place of the file's (`iosim --set KEY=VALUE`): `key` is a
+// schema path ("sm.smem_per_block"), `value` is written as in a file ("48KiB").
+struct ProfileOverride {
+  std::string key;
+  std::string value;
+  std::string text() const { return key + "=" + value; }
+};
+
+// Loads and validates one profile file, with `overrides` in place of the
+// file's values (validated exactly as the file's are, consistency included).
+// Throws iosim::InputError "<file>:<line>: <key>: <problem> (<what would be
+// valid>)"; "--set KEY=VALUE: <problem> (<valid>)" for an overridden value.
+HardwareProfile load_profile(const std::string& path, const std::vector<ProfileOverride>& overrides = {});
 
 // `name_or_path` is a path to a .yaml file or a profile name looked up in the
 // profile directory. Throws InputError listing the known names when not found.
-HardwareProfile find_profile(const std::string& name_or_path, const std::string& profile_dir);
+HardwareProfile find_profile(const std::string& name_or_path, const std::string& profile_dir,
+                             const std::vector<ProfileOverride>& overrides = {});
 
 // Profiles in the directory, sorted by name.
 std::vector<HardwareProfile> list_profiles(const std::string& profile_dir);

@@ -99,9 +99,10 @@ std::string resolve_profile_name(std::string_view query, const std::vector<std::
                    ": " + joined(known) + "; or give a path to a .yaml file)");
 }
 
-HardwareProfile find_profile_by_any_name(const std::string& query, const std::string& profile_dir) {
-  if (looks_like_path(query)) return load_profile(query);
-  return find_profile(resolve_profile_name(query, profile_names_in(profile_dir), profile_dir), profile_dir);
+HardwareProfile find_profile_by_any_name(const std::string& query, const std::string& profile_dir,
+                                         const std::vector<ProfileOverride>& overrides) {
+  if (looks_like_path(query)) return load_profile(query, overrides);
+  return find_profile(resolve_profile_name(query, profile_names_in(profile_dir), profile_dir), profile_dir, overrides);
 }
 
 std::vector<std::string> aliases_of(std::string_view name) {

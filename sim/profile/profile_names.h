@@ -41,7 +41,8 @@ std::string resolve_profile_name(std::string_view query, const std::vector<std::
                                  const std::string& dir_for_messages);
 
 // find_profile with the rules above.
-HardwareProfile find_profile_by_any_name(const std::string& query, const std::string& profile_dir);
+HardwareProfile find_profile_by_any_name(const std::string& query, const std::string& profile_dir,
+                                         const std::vector<ProfileOverride>& overrides = {});
 
 // The aliases that resolve to `name` (for `iosim profiles`).
 std::vector<std::string> aliases_of(std::string_view name);
