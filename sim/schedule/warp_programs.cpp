@@ -134,19 +134,49 @@ void emit_cp_async_tile(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 thr
   b.alu();  // commit group (LDGDEPBAR)
 }
 
-// A synchronous tile copy global -> registers -> shared memory (kernels/standard/
-// tile_mma.cuh load_tile16/load_tile_f32): the compiler batches `batch` 16-byte
-// loads, then stores them; each batch waits for memory.
+// Address work of one 16-byte chunk of the synchronous tile copies in
+// kernels/standard/tile_mma.cuh (64-bit row offsets, the zero-fill guard):
+// the per-chunk mean of the compiler's 4x-unrolled loops in the sm_90 SASS of
+// fa1_forward/fa1_backward <half, 64, 64, 64> (experiments/results/
+// 2026-11-25-h100-sass-fa1-standard): IMAD (fma pipe) and LEA/SHF/IADD3/LOP3/
+// ISETP/LDC/CS2R (alu) besides the LDG/STS or LDS/STG pair itself.
+struct ChunkAddressing {
+  int fma, alu;
+};
+constexpr ChunkAddressing kLoad16{7, 16};   // load_tile16: 29 IMAD + 67 other per 4 chunks (fwd), 32 + 68 (bwd)
+constexpr ChunkAddressing kLoadF32{5, 14};  // load_tile_f32: 21 + 55 per 4 chunks
+constexpr ChunkAddressing kStore16{8, 12};  // store_tile16: 28 + 52 (fwd), 47 + 45 (bwd) per 4 chunks
+constexpr ChunkAddressing kStoreF32{5, 10}; // store_tile_f32: 19 + 39 per 4 chunks
+
+// A synchronous tile copy global -> registers -> shared memory (load_tile16 /
+// load_tile_f32): the compiler batches `batch` 16-byte loads, then stores
+// them; each batch waits for memory.
 void emit_sync_tile_load(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads, int batch = 4) {
+  const ChunkAddressing a = elem == 4 ? kLoadF32 : kLoad16;
   const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
   for (i64 k = 0; k < per_thread; k += batch) {
     std::vector<V> loads;
-    for (i64 u = k; u < std::min(per_thread, k + batch); ++u) loads.push_back(b.ldg(16 * 32, b.alu(b.alu())));
+    for (i64 u = k; u < std::min(per_thread, k + batch); ++u) {
+      b.repeat(Pipe::fma, a.fma);
+      b.repeat(Pipe::alu, a.alu - 1);
+      loads.push_back(b.ldg(16 * 32, b.alu()));
+    }
     for (const V l : loads) b.sts(512, l);
   }
 }
 
-// The reverse: shared memory -> registers -> global (store_tile16 / store_tile).
+// The reverse for FA1's tiles (store_tile16 / store_tile_f32).
+void emit_sync_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
+  const ChunkAddressing a = elem == 4 ? kStoreF32 : kStore16;
+  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
+  for (i64 k = 0; k < per_thread; ++k) {
+    b.repeat(Pipe::fma, a.fma);
+    b.repeat(Pipe::alu, a.alu - 2);
+    b.stg(b.lds(512, b.alu()), b.alu());
+  }
+}
+
+// FA2's tile store, shared memory -> registers -> global (dev::store_tile).
 void emit_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
   const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
   for (i64 k = 0; k < per_thread; ++k) b.stg(b.lds(512, b.alu()), b.alu());
@@ -583,7 +613,7 @@ WarpProgram fa1_forward_step(int d, int br, int bc, i64 elem, bool masked) {
     b.sts(64, b.alu(b.fma(b.fma(old, scale_o[k % 4 / 2]), scale_p[k % 4 / 2], o.last[static_cast<size_t>(k / 4)])));
   }
   b.barrier();
-  emit_tile_store(b, br, d, elem, threads);  // O_i
+  emit_sync_tile_store(b, br, d, elem, threads);  // O_i
   for (i64 r = 0; r < ceil_div(br, threads); ++r) {
     b.stg(b.lds(128), b.alu());
     b.stg(b.lds(128), b.alu());
@@ -666,8 +696,7 @@ WarpProgram fa1_backward_step(int d, int br, int bc, i64 elem, bool masked) {
   for (int k = 0; k < q_fm * q_fn * 4; ++k)                // dQ_i += scale dQ in shared memory
     b.sts(128, b.fma(dq.last[static_cast<size_t>(k / 4)], b.lds(128, b.alu())));
   b.barrier();
-  const i64 per_thread = ceil_div(br * d * 4 / 16, threads);  // dQaccum_i back, float4 chunks
-  for (i64 k = 0; k < per_thread; ++k) b.stg(b.lds(512, b.alu()), b.alu());
+  emit_sync_tile_store(b, br, d, 4, threads);  // dQaccum_i back, float4 chunks
   b.barrier();
   return b.take();
 }
@@ -681,8 +710,8 @@ WarpProgram fa1_backward_outer_store(int d, int bc, i64 elem) {
   for (int t = 0; t < 2; ++t)
     for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.fma(), b.fma()), b.alu());
   b.barrier();
-  emit_tile_store(b, bc, d, elem, 32 * kWarps);
-  emit_tile_store(b, bc, d, elem, 32 * kWarps);
+  emit_sync_tile_store(b, bc, d, elem, 32 * kWarps);
+  emit_sync_tile_store(b, bc, d, elem, 32 * kWarps);
   b.barrier();
   return b.take();
 }
