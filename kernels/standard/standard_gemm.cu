@@ -2,7 +2,10 @@
 // backward products). A CTA per GemmSchedule tile; 8 warps; A and B chunks of
 // tile_k double-buffered in shared memory with 16-byte cp.async where rows are
 // aligned (scalar zero-filling loads at ragged edges); mma.sync m16n8k16 with
-// fp32 accumulation; C written once in the data type.
+// fp32 accumulation; C written once in the data type, staged through shared
+// memory so that every 32-byte sector leaves the SM in one 16-byte-per-thread
+// store (the accumulator fragments hold 4-byte pieces: stored directly, each
+// sector went to L2 as two partial writes, twice the bytes the trace counts).
 #include "kernels/standard/standard_gemm.h"
 
 #include <array>
@@ -30,7 +33,7 @@ struct GemmParams {
   i64 z_heads;
   GemmOperand a, b;
   GemmOutput c;
-  bool vec_a, vec_b, vec_c;  // 16-byte operand rows / 4-byte output pairs possible
+  bool vec_a, vec_b, vec_c;  // 16-byte operand / output rows possible
 };
 
 template <int TM, int TN, int TK, bool A_KC, bool B_KC>
@@ -46,6 +49,10 @@ struct GemmTraits {
   static constexpr int kBElems = (B_KC ? TN : TK) * kLdB;
   static constexpr int kStageElems = kAElems + kBElems;
   static constexpr long long kSmemBytes = 2LL * kStageElems * 2;
+  // The epilogue's C tile reuses the stage buffers: [TM][TN + 8] elements.
+  static constexpr int kTileM = TM, kTileN = TN;
+  static constexpr int kLdC = TN + 8;
+  static_assert(TM * kLdC <= 2 * kStageElems, "the C tile must fit in the stage buffers");
   static_assert(kSmemBytes == schedule::GemmSchedule::launch_smem_bytes_for(TM, TN, TK, A_KC, B_KC, 2),
                 "shared memory differs from the schedule's");
 };
@@ -72,6 +79,62 @@ __device__ __forceinline__ void load_tile_async(u16* s, int lds, const u16* g, i
 __device__ __forceinline__ const u16* operand_base(const GemmOperand& o, i64 b, i64 hz, i64 g) {
   const i64 head = (hz * o.head_mul + g) / o.head_div;
   return static_cast<const u16*>(o.ptr) + b * o.batch_stride + head * o.head_stride;
+}
+
+// C through shared memory (the stage buffers, free after the last product):
+// fragments in, then 16-byte row chunks out; a chunk past the last column is
+// written element by element.
+template <class T, class Tr, class Acc>
+__device__ __forceinline__ void store_c_staged(const Acc& acc, u16* sC, u16* gC, i64 ldg, i64 m0, i64 n0, i64 m,
+                                               i64 n, int warp, int lane, int tid) {
+  using Grid = typename Tr::Grid;
+  constexpr int kLdC = Tr::kLdC;
+#pragma unroll
+  for (int fm = 0; fm < Grid::FM; ++fm)
+#pragma unroll
+    for (int fn = 0; fn < Grid::FN; ++fn)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = Grid::row(warp, lane, fm, 2 * half), c = Grid::col(warp, lane, fn, 0);
+        const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
+        const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
+        *reinterpret_cast<std::uint32_t*>(sC + r * kLdC + c) =
+            static_cast<std::uint32_t>(v0) | (static_cast<std::uint32_t>(v1) << 16);
+      }
+  __syncthreads();
+  constexpr int kChunks = Tr::kTileN / 8;
+  const i64 rows = m - m0, cols = n - n0;
+  for (int idx = tid; idx < Tr::kTileM * kChunks; idx += static_cast<int>(schedule::GemmSchedule::kThreads)) {
+    const int r = idx / kChunks, c = (idx % kChunks) * 8;
+    if (r >= rows || c >= cols) continue;
+    const u16* src = sC + r * kLdC + c;
+    u16* dst = gC + (m0 + r) * ldg + n0 + c;
+    if (c + 8 <= cols) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int e = 0; e < cols - c; ++e) dst[e] = src[e];
+    }
+  }
+}
+
+// C straight from the fragments (operands whose rows are not 16-byte aligned).
+template <class T, class Grid, class Acc>
+__device__ __forceinline__ void store_c_direct(const Acc& acc, u16* gC, i64 ldg, i64 m0, i64 n0, i64 m, i64 n,
+                                               int warp, int lane) {
+#pragma unroll
+  for (int fm = 0; fm < Grid::FM; ++fm)
+#pragma unroll
+    for (int fn = 0; fn < Grid::FN; ++fn)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const i64 r = m0 + Grid::row(warp, lane, fm, 2 * half), c = n0 + Grid::col(warp, lane, fn, 0);
+        if (r >= m || c >= n) continue;
+        const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
+        const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
+        u16* dst = gC + r * ldg + c;
+        dst[0] = v0;
+        if (c + 1 < n) dst[1] = v1;
+      }
 }
 
 template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
@@ -125,24 +188,11 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) 
 
   // Epilogue: C tile written once in the data type.
   u16* gC = static_cast<u16*>(p.c.ptr) + bz * p.c.batch_stride + hz * p.c.head_stride;
-#pragma unroll
-  for (int fm = 0; fm < Grid::FM; ++fm)
-#pragma unroll
-    for (int fn = 0; fn < Grid::FN; ++fn)
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const i64 r = m0 + Grid::row(warp, lane, fm, 2 * half), c = n0 + Grid::col(warp, lane, fn, 0);
-        if (r >= p.s.m || c >= p.s.n) continue;
-        const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
-        const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
-        u16* dst = gC + r * p.c.row_stride + c;
-        if (p.vec_c && c + 1 < p.s.n) {
-          *reinterpret_cast<std::uint32_t*>(dst) = static_cast<std::uint32_t>(v0) | (static_cast<std::uint32_t>(v1) << 16);
-        } else {
-          dst[0] = v0;
-          if (c + 1 < p.s.n) dst[1] = v1;
-        }
-      }
+  if (p.vec_c) {
+    store_c_staged<T, Tr>(acc, smem, gC, p.c.row_stride, m0, n0, p.s.m, p.s.n, warp, lane, tid);
+  } else {
+    store_c_direct<T, Grid>(acc, gC, p.c.row_stride, m0, n0, p.s.m, p.s.n, warp, lane);
+  }
 }
 
 template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
@@ -215,8 +265,7 @@ void launch_gemm(const GemmLaunch& g, cudaStream_t stream) {
   };
   p.vec_a = vec_rows(g.a);
   p.vec_b = vec_rows(g.b);
-  p.vec_c = reinterpret_cast<std::uintptr_t>(g.c.ptr) % 4 == 0 && g.c.batch_stride % 2 == 0 &&
-            g.c.head_stride % 2 == 0 && g.c.row_stride % 2 == 0;
+  p.vec_c = aligned16(g.c.ptr) && g.c.batch_stride % 8 == 0 && g.c.head_stride % 8 == 0 && g.c.row_stride % 8 == 0;
   const bool launched = dispatch::find(std::array<i64, 3>{s.tile_m, s.tile_n, s.tile_k}, GemmTiles{},
                                        [&](auto tile) { run_tile<decltype(tile)>(p, g.dtype, stream); });
   if (!launched)

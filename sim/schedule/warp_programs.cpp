@@ -422,14 +422,18 @@ WarpProgram gemm_epilogue(const GemmPlan& g) {
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
   ProgramBuilder b("gemm epilogue");
   b.repeat(Pipe::alu, 8);
-  // Per row half of a fragment: two conversions and a pack (F2FP, PRMT), the
-  // 64-bit bounds tests and address (SASS: ~8 IMAD, ~10 ISETP/LEA/SEL/BRA),
-  // one 4-byte store.
-  for (int k = 0; k < fm * fn * 2; ++k) {
-    const V v = b.alu(b.alu(), b.alu());
-    b.repeat(Pipe::fma, 8);
-    b.repeat(Pipe::alu, 8);
-    b.stg(v, b.alu(b.alu(b.alu())));
+  // C staged through shared memory (kernels/standard/standard_gemm.cu
+  // store_c_staged): per row half of a fragment, a conversion-and-pack (F2FP)
+  // and its shared address, one 4-byte store (128 B per warp) ...
+  for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.alu()), b.alu());
+  b.barrier();
+  // ... then per 16-byte chunk of the tile: the row/column split, bound tests
+  // and 64-bit global address (IMAD.WIDE and friends), LDS.128, STG.128.
+  const i64 chunks = ceil_div(i64{tm} * tn / 8, GemmSchedule::kThreads);
+  for (i64 k = 0; k < chunks; ++k) {
+    b.repeat(Pipe::fma, 4);
+    b.repeat(Pipe::alu, 6);
+    b.stg(b.lds(512, b.alu()), b.alu());
   }
   return b.take();
 }
