@@ -85,13 +85,16 @@ fs::path repo_root() { return fs::absolute(fs::path(profile::default_profile_dir
 
 fs::path plot_script() { return repo_root() / "scripts" / "explore_plot.py"; }
 
-// --plot needs python3 with matplotlib and the script: checked before any
-// candidate runs, one error naming what is missing.
-void check_plotting() {
+// --plot needs the script and a python3 with matplotlib: the one on PATH, or
+// the distribution's (where apt-get installs python3-matplotlib when PATH
+// starts with another). Checked before any candidate runs; one error naming
+// what is missing.
+std::string plotting_python() {
   const fs::path script = plot_script();
   if (!fs::is_regular_file(script)) throw InputError("--plot: the plotting script is missing: " + script.string());
-  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
-    throw InputError("--plot needs python3 with matplotlib (Debian/Ubuntu: apt-get install python3-matplotlib)");
+  for (const char* python : {"python3", "/usr/bin/python3"})
+    if (std::system((std::string(python) + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) return python;
+  throw InputError("--plot needs python3 with matplotlib (Debian/Ubuntu: apt-get install python3-matplotlib)");
 }
 
 std::string shell_quote(const std::string& s) {
@@ -284,8 +287,11 @@ void write_csv(std::ostream& out, const Exploration& x) {
   for (const Ranked& r : x.ranked) {
     const Candidate& c = r.candidate;
     const Prediction& p = r.prediction;
-    out << r.rank << "," << c.block_m << "," << c.block_n << "," << c.gemm.m << "," << c.gemm.n << "," << c.gemm.k
-        << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
+    // Sizes the algorithm does not have are empty: B_r, B_c for standard attention, the GEMM tile for FA.
+    const bool gemm = c.block_m == 0;
+    auto size = [](bool has, i64 v) { return has ? std::to_string(v) : std::string(); };
+    out << r.rank << "," << size(!gemm, c.block_m) << "," << size(!gemm, c.block_n) << "," << size(gemm, c.gemm.m)
+        << "," << size(gemm, c.gemm.n) << "," << size(gemm, c.gemm.k) << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
         << menu_of(c) << "," << exact(p.seconds) << "," << p.dram_read_bytes << "," << p.dram_write_bytes << ","
         << p.dram_bytes() << "," << p.l2_bytes << "," << exact(p.l2_hit_rate) << "," << p.ctas_per_sm << ","
         << p.occupancy_limiter << "," << p.waves << "," << p.bound << "," << p.bound_kernel << ","
@@ -347,7 +353,7 @@ void write_json(std::ostream& out, const Exploration& x) {
 }
 
 // Writes the CSV to a temporary file and runs the plotting script on it.
-void write_plot(const Exploration& x, const std::string& png) {
+void write_plot(const Exploration& x, const std::string& python, const std::string& png) {
   const fs::path csv = fs::temp_directory_path() / ("iosim-explore-" + std::to_string(getpid()) + ".csv");
   {
     std::ofstream f(csv);
@@ -355,7 +361,7 @@ void write_plot(const Exploration& x, const std::string& png) {
     if (!f.flush()) throw InputError("--plot: cannot write " + csv.string());
   }
   const std::string title = problem_line(x.base) + " on " + x.base.profile.name;
-  const std::string cmd = "python3 " + shell_quote(plot_script().string()) + " " + shell_quote(csv.string()) + " " +
+  const std::string cmd = python + " " + shell_quote(plot_script().string()) + " " + shell_quote(csv.string()) + " " +
                           shell_quote(png) + " --title " + shell_quote(title);
   const int rc = std::system(cmd.c_str());
   std::error_code ec;
@@ -376,7 +382,7 @@ int cmd_explore(const Args& args) {
   const i64 jobs = jobs_from_flag(parser.integer("jobs"));
   const Format format = parse_format(parser.text("format").value_or("text"));
   const std::string plot = parser.text("plot").value_or("");
-  if (!plot.empty()) check_plotting();
+  const std::string python = plot.empty() ? "" : plotting_python();
   engine_options_from_flags(parser);  // a bad engine flag stops here, before any candidate runs
 
   Exploration x;
@@ -423,7 +429,7 @@ int cmd_explore(const Args& args) {
   }
   if (file && !file.flush()) throw InputError("--out '" + out_path + "': writing failed");
   if (!plot.empty()) {
-    write_plot(x, plot);
+    write_plot(x, python, plot);
     std::cerr << "plot: " << plot << "\n";
   }
   return 0;
