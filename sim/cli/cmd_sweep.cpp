@@ -3,19 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <iostream>
-#include <mutex>
-#include <optional>
 #include <sstream>
-#include <thread>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/point_runner.h"
 #include "sim/cli/scenario.h"
 #include "sim/cli/simulate_run.h"
 #include "sim/cli/sweep_grid.h"
@@ -60,9 +54,7 @@ struct SweepOptions {
 
 SweepOptions sweep_options(const ArgParser& own) {
   SweepOptions o;
-  const i64 cores = std::max<i64>(1, static_cast<i64>(std::thread::hardware_concurrency()));
-  o.jobs = own.integer("jobs").value_or(cores);
-  if (o.jobs < 1 || o.jobs > 1024) throw InputError("--jobs " + std::to_string(o.jobs) + ": expected 1 to 1024 threads");
+  o.jobs = jobs_from_flag(own.integer("jobs"));
   o.format = report::parse_sweep_format(own.text("format").value_or("csv"));
   o.out = own.text("out").value_or("");
   return o;
@@ -145,22 +137,6 @@ SimulateRun plan_point(const SweepGrid& grid, const Profiles& profiles, i64 inde
   return plan_simulate_run(parser, scenario_from_flags(parser, profiles.loaded[combination]), AutoCount::closed_form);
 }
 
-// A point's walk and engine steps, added to the sweep's shared count as they go.
-class PointProgress final : public ProgressSink {
- public:
-  explicit PointProgress(std::atomic<i64>& shared) : shared_(shared) {}
-  void add(i64 units) override {
-    shared_.fetch_add(units);
-    mine_ += units;
-  }
-  // At the point's end: the rest of its weight (the estimate may exceed the steps reported).
-  void complete(i64 weight) { add(std::max<i64>(0, weight - mine_)); }
-
- private:
-  std::atomic<i64>& shared_;
-  i64 mine_ = 0;
-};
-
 PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown, const Profiles& profiles,
                     const report::SweepTable& table, i64 index, PointProgress& progress) {
   report::SweepRow row;
@@ -178,95 +154,10 @@ PointLine run_point(const SweepGrid& grid, const std::vector<std::size_t>& shown
   return {table.line(row), row.error};
 }
 
-// Runs `work` on `threads` threads and `meanwhile` on this one; joins them
-// however `meanwhile` ends.
-template <typename Work, typename Meanwhile>
-void on_threads(i64 threads, const Work& work, const Meanwhile& meanwhile) {
-  std::vector<std::jthread> pool;
-  for (i64 t = 0; t < threads; ++t) pool.emplace_back(work);
-  meanwhile();
-}
-
 // Each point's share of the progress bar: the steps of its walk and its
 // timing engine, from its plan (1 for a point that cannot run: it ends at once).
 std::vector<i64> point_weights(const SweepGrid& grid, const Profiles& profiles, i64 jobs, report::ProgressBar& bar) {
-  const i64 count = grid.points();
-  std::vector<i64> weights(static_cast<std::size_t>(count), 1);
-  std::atomic<i64> next{0}, planned{0};
-  bar.start("planning", count);
-  on_threads(
-      std::min(jobs, count),
-      [&] {
-        for (i64 i; (i = next.fetch_add(1)) < count; planned.fetch_add(1)) {
-          try {
-            const SimulateRun r = plan_point(grid, profiles, i);
-            weights[static_cast<std::size_t>(i)] = std::max<i64>(1, r.work.steps + (r.walk ? r.work.walk_steps : 0));
-          } catch (...) {  // the run reports it
-          }
-        }
-      },
-      [&] {
-        for (i64 shown = 0; shown < count;) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          const i64 now = planned.load();
-          bar.add(now - shown);
-          shown = now;
-        }
-      });
-  return weights;
-}
-
-// Runs the points on `jobs` threads; `emit` gets each point's line in grid
-// order, on the calling thread, as soon as it and all before it are done.
-// The bar advances by the steps the points report, each point in all by its weight.
-template <typename Point, typename Emit>
-void run_points(const std::vector<i64>& weights, i64 jobs, const Point& point, Emit emit, report::ProgressBar& bar) {
-  const i64 count = static_cast<i64>(weights.size());
-  std::vector<std::optional<PointLine>> rows(weights.size());
-  std::atomic<i64> next{0}, steps{0};
-  std::mutex m;
-  std::condition_variable done;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (i64 i; (i = next.fetch_add(1)) < count;) {
-      try {
-        PointProgress progress(steps);
-        PointLine row = point(i, progress);
-        progress.complete(weights[static_cast<std::size_t>(i)]);
-        const std::lock_guard lock(m);
-        rows[static_cast<std::size_t>(i)] = std::move(row);
-      } catch (...) {  // an internal error: stop every thread, report it once
-        const std::lock_guard lock(m);
-        if (!failure) failure = std::current_exception();
-        next.store(count);
-      }
-      done.notify_one();
-    }
-  };
-  // The lines ready in grid order are taken under the lock and written outside it.
-  auto write_in_order = [&] {
-    i64 emitted = 0, reported = 0;
-    while (true) {
-      std::vector<PointLine> ready;
-      i64 now_finished = 0;
-      {
-        std::unique_lock lock(m);
-        if (emitted == count || failure) return;
-        done.wait_for(lock, std::chrono::milliseconds(100),
-                      [&] { return failure || rows[static_cast<std::size_t>(emitted)].has_value(); });
-        for (; emitted < count && rows[static_cast<std::size_t>(emitted)]; ++emitted) {
-          ready.push_back(std::move(*rows[static_cast<std::size_t>(emitted)]));
-          rows[static_cast<std::size_t>(emitted)].reset();
-        }
-      }
-      now_finished = steps.load();
-      for (const PointLine& p : ready) emit(p);
-      bar.add(now_finished - reported);
-      reported = now_finished;
-    }
-  };
-  on_threads(std::min(jobs, count), work, write_in_order);
-  if (failure) std::rethrow_exception(failure);
+  return plan_weights(grid.points(), jobs, [&](i64 i) { return plan_point(grid, profiles, i); }, bar);
 }
 
 }  // namespace
@@ -315,7 +206,7 @@ int cmd_sweep(const Args& args) {
   bar.start("sweep", total);
   i64 ran = 0;
   std::string first_error;
-  run_points(
+  run_points_in_order<PointLine>(
       weights, options.jobs,
       [&](i64 i, PointProgress& progress) { return run_point(grid, shown, profiles, table, i, progress); },
       [&](const PointLine& p) {

@@ -15,6 +15,7 @@ ArgParser default_parser();          // its flags (listed by `iosim --help`)
 int cmd_simulate(const Args& args);  // `iosim simulate ...`
 void add_simulate_flags(ArgParser& parser);  // its flags but --json (`iosim sweep` takes them too)
 int cmd_sweep(const Args& args);     // `iosim sweep ...`: simulate over lists and ranges of flag values
+int cmd_explore(const Args& args);   // `iosim explore ...`: rank the feasible tilings of one problem
 int cmd_profiles(const Args& args);  // `iosim profiles`
 int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`
 int cmd_replay(const Args& args);    // `iosim replay FILE`

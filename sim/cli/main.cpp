@@ -19,6 +19,7 @@ const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table = {
       {"simulate", {cmd_simulate, "one algorithm on one problem: exact counts, formula, L2/DRAM traffic, time"}},
       {"sweep", {cmd_sweep, "simulate over lists and ranges of any flag (--seq 512:16384:x2 --algo fa1,fa2): one CSV/JSON row per point"}},
+      {"explore", {cmd_explore, "rank every feasible tiling of one problem by predicted time; recommend one, with its reason"}},
       {"trace", {cmd_trace, "write an algorithm's trace to a file (format: docs/engine.md)"}},
       {"replay", {cmd_replay, "run a trace file through the memory model and timing engine"}},
       {"profiles", {cmd_profiles, "list the hardware profiles"}},
