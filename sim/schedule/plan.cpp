@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 
 #include "sim/common/error.h"
@@ -39,7 +40,7 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::softmax_bwd: return 40;
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq: return 40;
-    case KernelKind::elementwise: return 32;  // no CUDA kernel: PyTorch's vectorised elementwise kernels' order
+    case KernelKind::elementwise: return 32;  // no CUDA kernel here: about what PyTorch's elementwise kernels use
   }
   return 128;
 }
@@ -144,6 +145,7 @@ class Planner {
 
   void elementwise(std::vector<KernelPlan>& out, const char* name, Pass pass, std::initializer_list<TensorId> in,
                    std::initializer_list<TensorId> outs, i64 fp32_ops_per_element) const {
+    if (in.size() > 2 || outs.size() > 2) throw std::logic_error("an elementwise kernel has at most 2 inputs and 2 outputs");
     ElementwisePlan e{RowElementwiseSchedule{p_.seq_q, p_.seq_k, shape_}, {}, static_cast<int>(in.size()), {},
                       static_cast<int>(outs.size()), fp32_ops_per_element};
     std::copy(in.begin(), in.end(), e.in.begin());
