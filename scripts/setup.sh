@@ -7,8 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# python3-matplotlib: only for the plots of experiments/validation/summarize.py (no test needs it).
-packages=(cmake g++ make libeigen3-dev libyaml-cpp-dev libboost-test-dev python3-matplotlib)
+# python3-matplotlib: only for the experiments' plots (no test needs it).
+# pybind11-dev, python3-dev: the Python module iosim (python/; built when CMake finds pybind11).
+packages=(cmake g++ make libeigen3-dev libyaml-cpp-dev libboost-test-dev python3-matplotlib pybind11-dev python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -451,7 +451,7 @@ BOOST_AUTO_TEST_CASE(sm_to_l2_request_bytes_equal_the_io_count) {
   };
   const Case cases[] = {{A::fa2, Pass::fwdbwd, false, 0}, {A::fa2, Pass::fwdbwd, true, 2}, {A::fa1, Pass::fwdbwd, false, 0},
                         {A::fa1, Pass::fwdbwd, true, 0},  {A::fa1_swapped, Pass::fwd, false, 0},
-                        {A::standard, Pass::fwdbwd, true, 2}};
+                        {A::standard, Pass::fwdbwd, true, 2}, {A::standard_eager, Pass::fwdbwd, true, 2}};
   for (const Case& c : cases) {
     const auto tr = build(p, c.a, c.pass, 2, 4, 512, 64, c.causal, c.kv_heads);
     const auto counts = count::count_run(tr);
@@ -761,7 +761,8 @@ engine::KernelResult run_one(std::unique_ptr<SyntheticKernel> k, const profile::
 
 BOOST_AUTO_TEST_CASE(every_kernel_of_every_algorithm_runs_on_the_sm_model) {
   const auto p = a100();
-  for (auto a : {workload::Algorithm::standard, workload::Algorithm::fa1, workload::Algorithm::fa2, workload::Algorithm::fa1_swapped}) {
+  for (auto a : {workload::Algorithm::standard, workload::Algorithm::standard_eager, workload::Algorithm::fa1,
+                 workload::Algorithm::fa2, workload::Algorithm::fa1_swapped}) {
     const Pass pass = a == workload::Algorithm::fa1_swapped ? Pass::fwd : Pass::fwdbwd;
     const auto r = engine::simulate(build(p, a, pass, 1, 2, 256, 64), p, {});
     for (const auto& k : r.kernels) {

@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(trace_bytes_equal_closed_form_for_every_algorithm_and_pass)
     for (bool causal : {false, true})
       for (double density : {1.0, 0.4}) {
         const auto p = make_problem(s, causal, density, workload::DType::fp16, workload::Layout::bshd);
-        for (Algorithm a : {Algorithm::standard, Algorithm::fa1, Algorithm::fa2})
+        for (Algorithm a : {Algorithm::standard, Algorithm::standard_eager, Algorithm::fa1, Algorithm::fa2})
           for (Pass pass : {Pass::fwd, Pass::bwd, Pass::fwdbwd}) expect_trace_equals_formula(p, a, pass, s);
         expect_trace_equals_formula(p, Algorithm::fa1_swapped, Pass::fwd, s);
       }
@@ -108,8 +108,41 @@ BOOST_AUTO_TEST_CASE(softmax_rows_per_cta_and_two_pass_reads_follow_the_closed_f
 BOOST_AUTO_TEST_CASE(closed_form_holds_for_fp32_and_bhsd) {
   const Shape s{77, 45, 4, 2, 16, 32};
   const auto p = make_problem(s, true, 1.0, workload::DType::fp32, workload::Layout::bhsd);
-  for (Algorithm a : {Algorithm::standard, Algorithm::fa1, Algorithm::fa2})
+  for (Algorithm a : {Algorithm::standard, Algorithm::standard_eager, Algorithm::fa1, Algorithm::fa2})
     expect_trace_equals_formula(p, a, Pass::fwdbwd, s);
+}
+
+// standard-eager is standard attention plus elementwise kernels that each read
+// and write whole N_q x N_k matrices: e bytes per element of S, P, Pd, dP, dS
+// and 1 byte of the dropout keep mask Z and of the mask buffer. Counted from
+// the trace per kernel, independently of the closed form.
+BOOST_AUTO_TEST_CASE(standard_eager_adds_elementwise_kernels_over_the_whole_matrix) {
+  for (bool causal : {false, true}) {
+    const Shape s{77, 45, 4, 2, 16, 32};
+    const auto p = make_problem(s, causal, 1.0, workload::DType::fp16, workload::Layout::bshd);
+    const i64 nn = p.batch * p.heads * p.seq_q * p.seq_k, e = 2;
+    auto counted = [&](Algorithm a) {
+      trace::TraceOptions opt;
+      opt.algorithm = a;
+      opt.pass = Pass::fwdbwd;
+      opt.block_m = s.block_m;
+      opt.block_n = s.block_n;
+      return count::count_run(trace::build_trace(p, opt));
+    };
+    const auto plain = counted(Algorithm::standard), eager = counted(Algorithm::standard_eager);
+    i64 elementwise = 0;
+    for (const auto& k : eager.kernels) {
+      if (k.name.rfind("eager_", 0) != 0) continue;
+      const i64 in = k.name.find("mask") != std::string::npos || k.name == "eager_bwd_dropout" ? e + 1 : e;
+      const i64 out = k.name == "eager_fwd_dropout" ? e + 1 : e;
+      BOOST_TEST(k.io.read_bytes == in * nn, k.name);
+      BOOST_TEST(k.io.write_bytes == out * nn, k.name);
+      elementwise += k.io.read_bytes + k.io.write_bytes;
+    }
+    BOOST_TEST(eager.kernels.size() == plain.kernels.size() + (causal ? 6 : 4));
+    BOOST_TEST(eager.io.total_bytes() == plain.io.total_bytes() + elementwise);
+    BOOST_TEST(eager.io.tensor_flops == plain.io.tensor_flops);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(fa1_forward_matches_paper_expression_when_blocks_divide_n) {

@@ -118,6 +118,7 @@ BOOST_AUTO_TEST_CASE(a_tiling_without_a_kernel_says_why) {
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::bwd, problem(64), 256, 256), "not in fa2's backward menu at d=64"));
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::fwd, problem(64, workload::DType::fp32), 64, 64), "not fp32"));
   BOOST_TEST(contains(reason(Algorithm::fa1_swapped, Pass::fwd, problem(64), 64, 64), "teaching variant"));
+  BOOST_TEST(contains(reason(Algorithm::standard_eager, Pass::fwd, problem(64), 128, 128), "simulation-only"));
   BOOST_TEST(contains(reason(Algorithm::standard, Pass::fwd, problem(12), 128, 128), "multiple of 8"));
   BOOST_TEST(contains(reason(Algorithm::standard, Pass::fwd, problem(64), 128, 128, {96, 96, 32}), "96x96x32"));
   const auto ok = trace::kernel_availability(problem(64), Algorithm::fa2, Pass::fwdbwd, 128, 128, {});

@@ -83,6 +83,16 @@ BOOST_AUTO_TEST_CASE(kernel_lists_follow_each_algorithm) {
              boost::test_tools::per_element());
   BOOST_TEST(names(make_plan(p, Algorithm::fa1_swapped, Pass::fwd, t)) == (V{"fa1_swapped_fwd"}),
              boost::test_tools::per_element());
+  // Eager GPT-2 attention: scaling, masking (p is causal) and dropout between
+  // standard attention's kernels, and the gradients of each in reverse order.
+  BOOST_TEST(names(make_plan(p, Algorithm::standard_eager, Pass::fwdbwd, t)) ==
+                 (V{"std_fwd_qk", "eager_fwd_scale", "eager_fwd_mask", "std_fwd_softmax", "eager_fwd_dropout",
+                    "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "eager_bwd_dropout", "std_bwd_softmax",
+                    "eager_bwd_mask", "eager_bwd_scale", "std_bwd_dq", "std_bwd_dk"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(names(make_plan(problem(1000, 1000, 64, false), Algorithm::standard_eager, Pass::fwd, t)) ==
+                 (V{"std_fwd_qk", "eager_fwd_scale", "std_fwd_softmax", "eager_fwd_dropout", "std_fwd_pv"}),
+             boost::test_tools::per_element());
   BOOST_CHECK_THROW(make_plan(p, Algorithm::fa1_swapped, Pass::bwd, t), iosim::InputError);
   BOOST_CHECK_THROW(make_plan(p, Algorithm::fa2, Pass::fwd, PlanTiling{0, 64, {}, 1}), iosim::InputError);
 }

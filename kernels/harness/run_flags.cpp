@@ -38,9 +38,9 @@ RunRequest run_from_flags(const cli::ArgParser& f) {
   RunSpec& s = r.spec;
   s.problem = cli::problem_from_flags(f);
   const trace::TraceOptions tiling = cli::tiling_from_flags(f);
-  if (tiling.algorithm == workload::Algorithm::fa1_swapped)
-    throw InputError("--algo fa1-swapped is a simulator-only teaching variant with no CUDA kernel "
-                     "(valid: standard, fa1, fa2)");
+  if (tiling.algorithm == workload::Algorithm::fa1_swapped || tiling.algorithm == workload::Algorithm::standard_eager)
+    throw InputError("--algo " + std::string(workload::to_string(tiling.algorithm)) +
+                     " is simulation-only, with no CUDA kernel (valid: standard, fa1, fa2)");
   r.pass = tiling.pass;
   s.algorithm = std::string(workload::to_string(tiling.algorithm));
   s.block_m = tiling.block_m.value_or(0);  // 0: the kernel's default (default_blocks)

@@ -110,7 +110,7 @@ int cmd_default(const Args& args) {
           << static_cast<double>(io.total_bytes()) / static_cast<double>(r.formula.bytes());
     vs << std::fixed << std::setprecision(3) << static_cast<double>(io.total_bytes()) / standard_total << "x";
     std::cout << std::left << std::setw(10) << workload::to_string(r.run.algorithm) << std::right << std::setw(11)
-              << (r.run.algorithm == workload::Algorithm::standard ? "-" : tiles.str()) << std::setw(9)
+              << (workload::is_standard(r.run.algorithm) ? "-" : tiles.str()) << std::setw(9)
               << r.counts.kernels.size() << std::setw(9) << std::fixed << std::setprecision(1)
               << static_cast<double>(io.tensor_flops) / 1e9 << std::setw(9) << gb(io.read_bytes) << std::setw(9)
               << gb(io.write_bytes) << std::setw(9) << gb(io.total_bytes()) << std::setw(10)

@@ -371,11 +371,11 @@ void write_plot(const Exploration& x, const std::string& python, const std::stri
 
 }  // namespace
 
-int cmd_explore(const Args& args) {
+int cmd_explore(const Args& args, std::ostream& stdout_stream) {
   ArgParser parser = explore_parser();
   parser.parse(args);
   if (parser.help_requested()) {
-    std::cout << parser.help();
+    stdout_stream << parser.help();
     return 0;
   }
   reject_single_run_flags(parser);
@@ -421,7 +421,7 @@ int cmd_explore(const Args& args) {
     file.open(out_path);
     if (!file) throw InputError("--out '" + out_path + "': cannot open the file for writing");
   }
-  std::ostream& out = out_path.empty() ? std::cout : file;
+  std::ostream& out = out_path.empty() ? stdout_stream : file;
   switch (format) {
     case Format::text: write_text(out, x); break;
     case Format::csv: write_csv(out, x); break;

@@ -8,6 +8,7 @@
 #include "sim/profile/profile_names.h"
 #include "sim/profile/profile_provenance.h"
 #include "sim/report/count_report.h"
+#include "sim/report/json.h"
 
 namespace iosim::cli {
 
@@ -32,46 +33,76 @@ std::string provenance_line(const profile::Provenance& p) {
   return line;
 }
 
+// One JSON array: a profile per object, the table's numbers in base units.
+void write_profiles_json(std::ostream& out, const std::vector<profile::HardwareProfile>& profiles) {
+  report::JsonWriter w(out);
+  w.begin_array();
+  for (const auto& p : profiles) {
+    const profile::Provenance prov = profile::profile_provenance(p);
+    w.begin_object()
+        .field("name", p.name)
+        .field("device", p.display_name)
+        .field("file", p.source_file)
+        .field("sm_count", p.sm_count)
+        .field("smem_per_block_bytes", p.smem_per_block_bytes)
+        .field("l2_bytes", p.l2_bytes)
+        .field("dram_bytes_per_s", p.dram_peak_bandwidth_bytes_per_s)
+        .field("tensor_fp16_flops_per_s", p.tensor_fp16_flops_per_s);
+    w.key("aliases").begin_array();
+    for (const auto& a : profile::aliases_of(p.name)) w.value(a);
+    w.end_array();
+    w.field("timing_calibrated", prov.calibrated).field("provenance", provenance_line(prov));
+    w.end_object();
+  }
+  w.end_array();
+  out << "\n";
+}
+
 }  // namespace
 
-int cmd_profiles(const Args& args) {
+int cmd_profiles(const Args& args, std::ostream& out) {
   ArgParser parser("profiles",
                    "Lists the hardware profiles in the profile directory ($IOSIM_PROFILE_DIR or hw_profiles/): their\n"
                    "main numbers, the names --profile accepts for them, whether their timing is calibrated, and\n"
                    "when and on what their values were measured (from each value's source).");
   parser.add("schema-markdown", ArgParser::Kind::flag, "",
-             "print the profile schema's key tables (hw_profiles/README.md's, generated from sim/profile/schema.cpp)");
+             "print the profile schema's key tables (hw_profiles/README.md's, generated from sim/profile/schema.cpp)")
+      .add("json", ArgParser::Kind::flag, "", "print one JSON array: per profile its numbers (base units), aliases, provenance");
   parser.parse(args);
   if (parser.help_requested()) {
-    std::cout << parser.help();
+    out << parser.help();
     return 0;
   }
   if (parser.flag("schema-markdown")) {
-    std::cout << profile::schema_markdown();
+    out << profile::schema_markdown();
     return 0;
   }
   const std::string dir = profile::default_profile_dir();
   const auto profiles = profile::list_profiles(dir);
-  std::cout << "profiles in " << dir << ":\n";
-  std::cout << std::left << std::setw(18) << "  name" << std::setw(26) << "device" << std::right << std::setw(5)
+  if (parser.flag("json")) {
+    write_profiles_json(out, profiles);
+    return 0;
+  }
+  out << "profiles in " << dir << ":\n";
+  out << std::left << std::setw(18) << "  name" << std::setw(26) << "device" << std::right << std::setw(5)
             << "SMs" << std::setw(12) << "smem/CTA" << std::setw(10) << "L2" << std::setw(14) << "DRAM"
             << std::setw(14) << "tensor fp16" << "\n";
   for (const auto& p : profiles) {
-    std::cout << "  " << std::left << std::setw(16) << p.name << std::setw(26) << p.display_name << std::right
+    out << "  " << std::left << std::setw(16) << p.name << std::setw(26) << p.display_name << std::right
               << std::setw(5) << p.sm_count << std::setw(10) << p.smem_per_block_bytes / 1024 << " KiB"
               << std::setw(6) << p.l2_bytes / (1024 * 1024) << " MiB" << std::setw(9)
               << p.dram_peak_bandwidth_bytes_per_s / 1e9 << " GB/s" << std::setw(8)
               << p.tensor_fp16_flops_per_s / 1e12 << " TFLOP/s\n";
   }
-  std::cout << "\n--profile takes a name (any case), an alias, a unique prefix, or a path to a .yaml file:\n";
+  out << "\n--profile takes a name (any case), an alias, a unique prefix, or a path to a .yaml file:\n";
   for (const auto& p : profiles) {
     const auto aliases = profile::aliases_of(p.name);
-    std::cout << "  " << std::left << std::setw(16) << p.name << (aliases.empty() ? "-" : joined(aliases, ", "))
+    out << "  " << std::left << std::setw(16) << p.name << (aliases.empty() ? "-" : joined(aliases, ", "))
               << "\n";
   }
-  std::cout << "\nwhere the numbers come from:\n";
+  out << "\nwhere the numbers come from:\n";
   for (const auto& p : profiles)
-    std::cout << "  " << std::left << std::setw(16) << p.name << provenance_line(profile::profile_provenance(p))
+    out << "  " << std::left << std::setw(16) << p.name << provenance_line(profile::profile_provenance(p))
               << "\n";
   return 0;
 }

@@ -16,7 +16,7 @@ void add_simulate_flags(ArgParser& parser) {
   add_simulate_run_flags(parser);
 }
 
-int cmd_simulate(const Args& args) {
+int cmd_simulate(const Args& args, std::ostream& out) {
   ArgParser parser("simulate",
                    "Builds the algorithm's trace for one problem and counts the bytes every kernel moves between\n"
                    "shared memory and global memory (per tensor), beside the closed-form count; then replays the\n"
@@ -26,7 +26,7 @@ int cmd_simulate(const Args& args) {
   parser.add("json", ArgParser::Kind::flag, "", "print one JSON object (keys documented in README.md)");
   parser.parse(args);
   if (parser.help_requested()) {
-    std::cout << parser.help();
+    out << parser.help();
     return 0;
   }
   SimulateRun r = plan_simulate_run(parser, scenario_from_flags(parser));
@@ -35,15 +35,15 @@ int cmd_simulate(const Args& args) {
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
   execute_simulate_run(r, bar);
   if (parser.flag("json")) {
-    write_simulate_json(std::cout, r, 2, true);
+    write_simulate_json(out, r, 2, true);
     return 0;
   }
   const count::RunCount* counted = r.counts ? &*r.counts : nullptr;
-  report::print_count_report(std::cout, r.scenario.profile, r.run, counted, r.formula, r.work.kernel_steps);
+  report::print_count_report(out, r.scenario.profile, r.run, counted, r.formula, r.work.kernel_steps);
   if (r.sim) {
-    std::cout << "\n";
-    report::print_result_table(std::cout, *r.sim);
-    print_timeline_line(std::cout, *r.sim);
+    out << "\n";
+    report::print_result_table(out, *r.sim);
+    print_timeline_line(out, *r.sim);
   }
   return 0;
 }

@@ -162,7 +162,7 @@ std::vector<i64> point_weights(const SweepGrid& grid, const Profiles& profiles, 
 
 }  // namespace
 
-int cmd_sweep(const Args& args) {
+int cmd_sweep(const Args& args, std::ostream& out) {
   const ArgParser simulate = simulate_parser();
   std::vector<std::string> rest;
   const SweepGrid grid = parse_sweep_grid(args, simulate, rest);
@@ -173,7 +173,7 @@ int cmd_sweep(const Args& args) {
   own.set_unknown_flag_hint("the sweep takes 'iosim simulate's flags but --json: use --format jsonl");
   own.parse(rest);
   if (own.help_requested()) {
-    std::cout << own.help() << "\nflags of 'iosim simulate', each a list or a range where it takes a value:\n"
+    out << own.help() << "\nflags of 'iosim simulate', each a list or a range where it takes a value:\n"
               << simulate.flags_help();
     return 0;
   }
@@ -192,11 +192,11 @@ int cmd_sweep(const Args& args) {
     if (!file) throw InputError("--out '" + options.out + "': cannot open the file for writing");
   }
   // Rows bound for a terminal wait for the progress bar to end; elsewhere they stream.
-  const bool to_terminal = options.out.empty() && isatty(fileno(stdout));
+  const bool to_terminal = options.out.empty() && &out == &std::cout && isatty(fileno(stdout));
   std::ostringstream held;
-  std::ostream& out = !options.out.empty() ? static_cast<std::ostream&>(file) : to_terminal ? held : std::cout;
+  std::ostream& rows = !options.out.empty() ? static_cast<std::ostream&>(file) : to_terminal ? held : out;
   const report::SweepTable table(options.format, columns, counts_only);
-  out << table.header();
+  rows << table.header();
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
   // Counts alone are quick and alike (the closed form): the bar counts points.
   const std::vector<i64> weights = counts_only ? std::vector<i64>(static_cast<std::size_t>(grid.points()), 1)
@@ -210,13 +210,13 @@ int cmd_sweep(const Args& args) {
       weights, options.jobs,
       [&](i64 i, PointProgress& progress) { return run_point(grid, shown, profiles, table, i, progress); },
       [&](const PointLine& p) {
-        out << p.line;
+        rows << p.line;
         if (p.error.empty()) ++ran;
         else if (first_error.empty()) first_error = p.error;
       },
       bar);
   bar.finish();
-  std::cout << held.str() << std::flush;
+  out << held.str() << std::flush;
   if (file && !file.flush()) throw InputError("--out '" + options.out + "': writing failed");
   if (ran == 0) throw InputError("sweep: no point ran; the first error: " + first_error);
   return 0;

@@ -28,7 +28,7 @@ std::string Candidate::label() const {
 
 namespace {
 
-bool is_standard(Algorithm a) { return a == Algorithm::standard; }
+using workload::is_standard;  // standard and standard-eager: GEMM tiles
 
 std::string join_sizes(const auto& sizes) {
   std::string s;

@@ -17,12 +17,12 @@ struct Command {
 const std::map<std::string, Command>& commands() {
   using namespace iosim::cli;
   static const std::map<std::string, Command> table = {
-      {"simulate", {cmd_simulate, "one algorithm on one problem: exact counts, formula, L2/DRAM traffic, time"}},
-      {"sweep", {cmd_sweep, "simulate over lists and ranges of any flag (--seq 512:16384:x2 --algo fa1,fa2): one CSV/JSON row per point"}},
-      {"explore", {cmd_explore, "rank every feasible tiling of one problem by predicted time; recommend one, with its reason"}},
+      {"simulate", {[](const Args& a) { return cmd_simulate(a, std::cout); }, "one algorithm on one problem: exact counts, formula, L2/DRAM traffic, time"}},
+      {"sweep", {[](const Args& a) { return cmd_sweep(a, std::cout); }, "simulate over lists and ranges of any flag (--seq 512:16384:x2 --algo fa1,fa2): one CSV/JSON row per point"}},
+      {"explore", {[](const Args& a) { return cmd_explore(a, std::cout); }, "rank every feasible tiling of one problem by predicted time; recommend one, with its reason"}},
       {"trace", {cmd_trace, "write an algorithm's trace to a file (format: docs/engine.md)"}},
       {"replay", {cmd_replay, "run a trace file through the memory model and timing engine"}},
-      {"profiles", {cmd_profiles, "list the hardware profiles"}},
+      {"profiles", {[](const Args& a) { return cmd_profiles(a, std::cout); }, "list the hardware profiles"}},
       {"numerics", {cmd_numerics, "run an algorithm's tiled loop nest on the CPU and report its error vs a double reference"}},
       {"calibrate", {cmd_calibrate, "measure the present GPU with microbenchmarks and write its hardware profile"}},
   };

@@ -17,7 +17,9 @@ namespace iosim::cli {
 // What a program accepts and defaults to, for the help text only: iosim-kernels
 // has no fa1-swapped or fp32 kernels and its own default tiles.
 struct ProblemFlagsHelp {
-  std::string algorithms = "standard | fa1 | fa2 | fa1-swapped (forward-only teaching variant)";
+  std::string algorithms =
+      "standard | standard-eager (GPT-2's eager PyTorch attention: + scale, mask, dropout kernels; simulation only) | "
+      "fa1 | fa2 | fa1-swapped (forward-only teaching variant)";
   std::string passes = "fwd | bwd | fwdbwd";
   std::string dtypes = "fp16 | bf16 | fp32";
   std::string default_tiling = "paper's rule";

@@ -74,7 +74,7 @@ void choose_kernel_tiles(const workload::Problem& problem, trace::TraceOptions& 
                                                  o.sram_limit_bytes, why);
   if (!tile) throw InputError("--tiles kernel: no compiled kernel for this problem: " + why);
   const auto& g = o.gemm;
-  o.block_rule = o.algorithm == workload::Algorithm::standard
+  o.block_rule = workload::is_standard(o.algorithm)
                      ? "kernel: the compiled GEMM tile nearest to " + std::to_string(g.m) + "x" + std::to_string(g.n) +
                            "x" + std::to_string(g.k)
                      : "kernel: the compiled tile nearest to the paper's rule (" + std::to_string(rule.block_m) +

@@ -129,6 +129,33 @@ void standard_backward(Builder& b, const Dims& x, const trace::GemmTiles& g, boo
   b.write("dK: e*Nk*d per KV head", x.BHkv() * x.e * x.Nk * x.d);
 }
 
+// standard-eager's elementwise kernels beside standard attention's: each reads
+// and writes whole N_q x N_k matrices; `masked` (causal or block-sparse) adds
+// the mask kernel, which reads the 1-byte mask buffer beside S.
+void eager_forward(Builder& b, const Dims& x, bool masked) {
+  const i64 nn = x.BH() * x.Nq * x.Nk;
+  b.read("S in scaling: e*Nq*Nk per head", x.e * nn);
+  b.write("S scaled: e*Nq*Nk per head", x.e * nn);
+  if (masked) {
+    b.read("S and the 1-byte mask in masking: (e+1)*Nq*Nk per head", (x.e + 1) * nn);
+    b.write("S masked: e*Nq*Nk per head", x.e * nn);
+  }
+  b.read("P in dropout: e*Nq*Nk per head", x.e * nn);
+  b.write("Pd and its 1-byte keep mask Z: (e+1)*Nq*Nk per head", (x.e + 1) * nn);
+}
+
+void eager_backward(Builder& b, const Dims& x, bool masked) {
+  const i64 nn = x.BH() * x.Nq * x.Nk;
+  b.read("dP and Z in dropout backward: (e+1)*Nq*Nk per head", (x.e + 1) * nn);
+  b.write("dP: e*Nq*Nk per head", x.e * nn);
+  if (masked) {
+    b.read("dS and the 1-byte mask in masking backward: (e+1)*Nq*Nk per head", (x.e + 1) * nn);
+    b.write("dS masked: e*Nq*Nk per head", x.e * nn);
+  }
+  b.read("dS in scaling backward: e*Nq*Nk per head", x.e * nn);
+  b.write("dS scaled: e*Nq*Nk per head", x.e * nn);
+}
+
 void fa1_forward(Builder& b, const Dims& x, const TileStats& s) {
   b.write("init O=0, l=0, m=-inf: e*Nq*d + 8*Nq per head", x.BH() * (x.e * x.Nq * x.d + 2 * kStat * x.Nq));
   b.read("K_j, V_j once per active key block: 2*e*d*Nk per head (dense)", x.BH() * 2 * x.e * x.d * s.cols_with_active);
@@ -211,6 +238,9 @@ void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& 
     case Algorithm::fa2:
       f.expression = "Theta(N^2d^2/M)";
       return;
+    case Algorithm::standard_eager:
+      f.expression = "Theta(Nd + N^2) (standard, and the elementwise kernels' N^2 each)";
+      return;
   }
 }
 
@@ -222,7 +252,8 @@ i64 tensor_flops(const trace::AlgorithmTrace& run, const Dims& x, const TileStat
   const i64 tile_flops = 2 * x.BH() * s.area_over_active * x.d;  // one product over the active tiles
   const i64 gemm = 2 * x.BH() * x.Nq * x.Nk * x.d;                 // one full N_q x N_k x d product
   switch (run.algorithm) {
-    case Algorithm::standard: return (fwd ? 2 * gemm : 0) + (bwd ? 4 * gemm : 0);
+    case Algorithm::standard:
+    case Algorithm::standard_eager: return (fwd ? 2 * gemm : 0) + (bwd ? 4 * gemm : 0);
     case Algorithm::fa1:
     case Algorithm::fa2: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
     case Algorithm::fa1_swapped: return 2 * tile_flops;
@@ -239,7 +270,8 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
   const bool fwd = run.pass != Pass::bwd, bwd = run.pass != Pass::fwd;
   Builder b;
   switch (run.algorithm) {
-    case Algorithm::standard: {
+    case Algorithm::standard:
+    case Algorithm::standard_eager: {
       // A row is read once when the fp32 staging of a CTA's rows (one row
       // per operand; 4 rows up to 1024 columns, else 1) fits in its shared
       // memory, twice otherwise.
@@ -248,6 +280,9 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
       const i64 rows_per_cta = p.seq_k <= Softmax::kWarpRowMaxCols ? Softmax::kThreads / 32 : 1;
       if (fwd) standard_forward(b, x, run.gemm, rows_per_cta * 1 * p.seq_k * 4 > limit);
       if (bwd) standard_backward(b, x, run.gemm, rows_per_cta * 2 * p.seq_k * 4 > limit);
+      const bool masked = p.causal || (run.mask && !run.mask->active.empty());
+      if (run.algorithm == Algorithm::standard_eager && fwd) eager_forward(b, x, masked);
+      if (run.algorithm == Algorithm::standard_eager && bwd) eager_backward(b, x, masked);
       break;
     }
     case Algorithm::fa1:
@@ -299,6 +334,7 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
       case KernelKind::softmax_bwd:
         steps.push_back(k.grid.count() * (k.as<schedule::SoftmaxPlan>().s.row_fits_on_chip() ? 1 : 2));
         break;
+      case KernelKind::elementwise: steps.push_back(k.grid.count()); break;  // one step per CTA
     }
   }
   return steps;

@@ -29,7 +29,7 @@ bool fault_applies(InjectedFault f, Algorithm a) {
     case InjectedFault::none: return true;
     case InjectedFault::fa1_skip_l_rescale: return a == Algorithm::fa1 || a == Algorithm::fa1_swapped;
     case InjectedFault::fa2_skip_o_rescale: return a == Algorithm::fa2;
-    case InjectedFault::skip_diagonal_mask: return a != Algorithm::standard;
+    case InjectedFault::skip_diagonal_mask: return !workload::is_standard(a);
   }
   return false;
 }
@@ -230,7 +230,8 @@ HeadForward fa2_forward_head(const Context& cx, const Mat& q, const Mat& k, cons
 
 HeadForward forward_head(Algorithm a, const Context& cx, const Mat& q, const Mat& k, const Mat& v) {
   switch (a) {
-    case Algorithm::standard: return standard_forward_head(cx, q, k, v);
+    case Algorithm::standard:  // standard-eager: the same arithmetic, dropout not applied (p = 0)
+    case Algorithm::standard_eager: return standard_forward_head(cx, q, k, v);
     case Algorithm::fa1: return fa1_forward_head(cx, q, k, v);
     case Algorithm::fa1_swapped: return fa1_swapped_forward_head(cx, q, k, v);
     case Algorithm::fa2: return fa2_forward_head(cx, q, k, v);
@@ -347,7 +348,8 @@ GroupGrads fa2_backward_group(const Context& cx, const GroupInputs& g) {
 
 GroupGrads backward_group(Algorithm a, const Context& cx, const GroupInputs& g) {
   switch (a) {
-    case Algorithm::standard: return standard_backward_group(cx, g);
+    case Algorithm::standard:
+    case Algorithm::standard_eager: return standard_backward_group(cx, g);
     case Algorithm::fa1: return fa1_backward_group(cx, g);
     case Algorithm::fa2: return fa2_backward_group(cx, g);
     case Algorithm::fa1_swapped: break;
@@ -361,7 +363,7 @@ void check_forward_state(Algorithm a, const workload::Problem& p, const TiledFor
   const size_t n = static_cast<size_t>(p.batch * p.heads);
   const bool ok = fwd.o.size() == n && fwd.lse.size() == n &&
                   (a != Algorithm::fa1 || (fwd.l.size() == n && fwd.m.size() == n)) &&
-                  (a != Algorithm::standard || fwd.p.size() == n);
+                  (!workload::is_standard(a) || fwd.p.size() == n);
   if (!ok)
     throw InputError("tiled backward: the forward state does not come from " + std::string(workload::to_string(a)) +
                      "'s tiled_forward on this problem");
@@ -413,7 +415,7 @@ TiledBackward tiled_backward(Algorithm a, const workload::Problem& p, const Atte
           g.l.push_back(to_vec(fwd.l[qi]));
           g.m.push_back(to_vec(fwd.m[qi]));
         }
-        if (a == Algorithm::standard) g.p.push_back(detail::to_eigen(fwd.p[qi]));
+        if (workload::is_standard(a)) g.p.push_back(detail::to_eigen(fwd.p[qi]));
       }
       const GroupGrads gg = backward_group(a, cx, g);
       for (i64 h = head0; h < head0 + shape.group(); ++h)

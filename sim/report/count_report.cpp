@@ -61,7 +61,7 @@ std::string KernelNote::text(const trace::AlgorithmTrace& run) const {
   if (a.full) return a.ci ? "compiled (CI and full menu)" : "compiled (full menu only)";
   std::string s = "none compiled: " + a.reason;
   if (!nearest) return why_no_nearest.empty() || why_no_nearest == a.reason ? s : s + "; " + why_no_nearest;
-  const std::string tile = run.algorithm == workload::Algorithm::standard
+  const std::string tile = workload::is_standard(run.algorithm)
                                ? "GEMM tile " + std::to_string(nearest->gemm.m) + "x" + std::to_string(nearest->gemm.n) +
                                      "x" + std::to_string(nearest->gemm.k)
                                : std::to_string(nearest->block_m) + " x " + std::to_string(nearest->block_n);

@@ -368,4 +368,21 @@ struct RowSoftmaxSchedule {
   IOSIM_HD i64 sram_bytes() const { return row_fits_on_chip() ? staging_bytes() : 0; }
 };
 
+// standard-eager's elementwise kernels (scaling, masking, dropout and their
+// gradients), each reading and writing whole N_q x N_k matrices in one step per
+// CTA. A CTA takes the row softmax's rows (4 up to 1024 columns, else 1):
+// PyTorch's elementwise CTAs take 512 elements, but the bytes are the same and
+// the simulator's cost is per CTA. Simulation only: no CUDA kernel.
+struct RowElementwiseSchedule {
+  static constexpr i64 kThreads = 128;
+  i64 seq_q = 0, seq_k = 0;
+  HeadShape shape;
+
+  IOSIM_HD i64 rows_per_cta() const { return seq_k <= RowSoftmaxSchedule::kWarpRowMaxCols ? 4 : 1; }
+  IOSIM_HD i64 row_groups() const { return ceil_div(seq_q, rows_per_cta()); }
+  IOSIM_HD Dim3 grid() const { return {row_groups(), shape.heads, shape.batch}; }
+  IOSIM_HD i64 first_row(i64 group) const { return group * rows_per_cta(); }
+  IOSIM_HD i64 rows_in(i64 group) const { return min_i64(rows_per_cta(), seq_q - first_row(group)); }
+};
+
 }  // namespace iosim::schedule

@@ -1,5 +1,8 @@
 #include "sim/schedule/plan.h"
 
+#include <algorithm>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 
 #include "sim/common/error.h"
@@ -37,6 +40,7 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::softmax_bwd: return 40;
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq: return 40;
+    case KernelKind::elementwise: return 32;  // no CUDA kernel here: about what PyTorch's elementwise kernels use
   }
   return 128;
 }
@@ -78,27 +82,41 @@ class Planner {
   }
 
   // Standard attention as eager PyTorch runs it: one GEMM launch per product,
-  // S, P (and dP, dS) in global memory, a row softmax between.
-  void standard_forward(std::vector<KernelPlan>& out) const {
+  // S, P (and dP, dS) in global memory, a row softmax between. `eager`
+  // (standard-eager) adds GPT-2's elementwise kernels, each over the N x N
+  // matrix: S / sqrt(d), the mask (causal or block-sparse), and dropout,
+  // whose output Pd and 1-byte keep mask Z are written for the backward.
+  void standard_forward(std::vector<KernelPlan>& out, bool eager) const {
     const i64 H = p_.heads, d = p_.head_dim, Nq = p_.seq_q, Nk = p_.seq_k, BH = p_.batch * H, G = shape_.group();
     // S = Q K^T
     gemm(out, "std_fwd_qk", Pass::fwd, Nq, Nk, d, BH, 1, H, {TensorId::Q, true}, {TensorId::K, true, 1, G},
          TensorId::S);
+    if (eager) {
+      elementwise(out, "eager_fwd_scale", Pass::fwd, {TensorId::S}, {TensorId::S}, 1);
+      if (masked()) elementwise(out, "eager_fwd_mask", Pass::fwd, {TensorId::S, TensorId::Mask}, {TensorId::S}, 1);
+    }
     softmax(out, "std_fwd_softmax", Pass::fwd, KernelKind::softmax_fwd, 1);
-    // O = P V
-    gemm(out, "std_fwd_pv", Pass::fwd, Nq, d, Nk, BH, 1, H, {TensorId::P, true}, {TensorId::V, false, 1, G},
+    // Philox draws, a compare and a scale per element.
+    if (eager) elementwise(out, "eager_fwd_dropout", Pass::fwd, {TensorId::P}, {TensorId::Pd, TensorId::Z}, 4);
+    // O = P V (standard-eager: the dropped-out Pd)
+    gemm(out, "std_fwd_pv", Pass::fwd, Nq, d, Nk, BH, 1, H, {probs(eager), true}, {TensorId::V, false, 1, G},
          TensorId::O);
   }
-  void standard_backward(std::vector<KernelPlan>& out) const {
+  void standard_backward(std::vector<KernelPlan>& out, bool eager) const {
     const i64 H = p_.heads, Hkv = p_.kv_heads, d = p_.head_dim, Nq = p_.seq_q, Nk = p_.seq_k;
     const i64 BH = p_.batch * H, BHkv = p_.batch * Hkv, G = shape_.group();
     // dV[kvh] = sum over the group's query heads of P^T dO
-    gemm(out, "std_bwd_dv", Pass::bwd, Nk, d, Nq, BHkv, G, Hkv, {TensorId::P, false, G, 1},
+    gemm(out, "std_bwd_dv", Pass::bwd, Nk, d, Nq, BHkv, G, Hkv, {probs(eager), false, G, 1},
          {TensorId::dO, false, G, 1}, TensorId::dV);
     // dP = dO V^T
     gemm(out, "std_bwd_dp", Pass::bwd, Nq, Nk, d, BH, 1, H, {TensorId::dO, true}, {TensorId::V, true, 1, G},
          TensorId::dP);
+    if (eager) elementwise(out, "eager_bwd_dropout", Pass::bwd, {TensorId::dP, TensorId::Z}, {TensorId::dP}, 1);
     softmax(out, "std_bwd_softmax", Pass::bwd, KernelKind::softmax_bwd, 2);
+    if (eager) {
+      if (masked()) elementwise(out, "eager_bwd_mask", Pass::bwd, {TensorId::dS, TensorId::Mask}, {TensorId::dS}, 1);
+      elementwise(out, "eager_bwd_scale", Pass::bwd, {TensorId::dS}, {TensorId::dS}, 1);
+    }
     // dQ = dS K
     gemm(out, "std_bwd_dq", Pass::bwd, Nq, d, Nk, BH, 1, H, {TensorId::dS, true}, {TensorId::K, false, 1, G},
          TensorId::dQ);
@@ -120,6 +138,19 @@ class Planner {
     const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, a.k_contiguous,
                                                          b.k_contiguous, eb_.data);
     add(out, name, pass, KernelKind::gemm, GemmPlan{s, z_heads, a, b, c}, s.grid(), {GemmSchedule::kThreads, smem, 0});
+  }
+
+  static TensorId probs(bool eager) { return eager ? TensorId::Pd : TensorId::P; }
+  bool masked() const { return tiles_.causal || tiles_.mask.active != nullptr; }
+
+  void elementwise(std::vector<KernelPlan>& out, const char* name, Pass pass, std::initializer_list<TensorId> in,
+                   std::initializer_list<TensorId> outs, i64 fp32_ops_per_element) const {
+    if (in.size() > 2 || outs.size() > 2) throw std::logic_error("an elementwise kernel has at most 2 inputs and 2 outputs");
+    ElementwisePlan e{RowElementwiseSchedule{p_.seq_q, p_.seq_k, shape_}, {}, static_cast<int>(in.size()), {},
+                      static_cast<int>(outs.size()), fp32_ops_per_element};
+    std::copy(in.begin(), in.end(), e.in.begin());
+    std::copy(outs.begin(), outs.end(), e.out.begin());
+    add(out, name, pass, KernelKind::elementwise, e, e.s.grid(), {RowElementwiseSchedule::kThreads, 0, 0});
   }
 
   void softmax(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, i64 operands) const {
@@ -151,7 +182,8 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
   const Planner build(problem, tiling, mask);
   if (has_forward(pass)) {
     switch (algorithm) {
-      case Algorithm::standard: build.standard_forward(plan.kernels); break;
+      case Algorithm::standard:
+      case Algorithm::standard_eager: build.standard_forward(plan.kernels, algorithm == Algorithm::standard_eager); break;
       case Algorithm::fa1: build.fa1_forward(plan.kernels); break;
       case Algorithm::fa1_swapped: build.fa1_swapped_forward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_forward(plan.kernels); break;
@@ -159,7 +191,8 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
   }
   if (has_backward(pass)) {
     switch (algorithm) {
-      case Algorithm::standard: build.standard_backward(plan.kernels); break;
+      case Algorithm::standard:
+      case Algorithm::standard_eager: build.standard_backward(plan.kernels, algorithm == Algorithm::standard_eager); break;
       case Algorithm::fa1: build.fa1_backward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_backward(plan.kernels); break;
       case Algorithm::fa1_swapped: break;

@@ -14,9 +14,11 @@
 //   fa1 backward  Fa1BackwardSchedule (same outer loop; GQA heads; query blocks)
 //   fa1-swapped   Fa1SwappedForwardSchedule::key_blocks
 //   standard      GemmSchedule (k_groups x k_chunks), RowSoftmaxSchedule (one or two row passes)
+//   standard-eager  the same, and RowElementwiseSchedule (one step per CTA)
 //
 // Plain C++17 and no allocation in the schedules: CUDA host code includes it.
 #pragma once
+#include <array>
 #include <string>
 #include <variant>
 #include <vector>
@@ -38,6 +40,7 @@ enum class KernelKind : std::uint8_t {
   gemm,
   softmax_fwd,
   softmax_bwd,
+  elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd): no CUDA kernel
 };
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
@@ -82,8 +85,21 @@ struct SoftmaxPlan {
   AttentionTiles tiles;  // the causal rule and the block mask it applies
 };
 
+// One of standard-eager's elementwise kernels: its outputs from its inputs,
+// element by element over N_q x N_k (in place when an output is an input).
+// TensorId::Mask has one copy for all heads (batch 0, head 0).
+struct ElementwisePlan {
+  RowElementwiseSchedule s;
+  std::array<TensorId, 2> in{};
+  int inputs = 1;
+  std::array<TensorId, 2> out{};
+  int outputs = 1;
+  i64 fp32_ops_per_element = 1;
+};
+
 using KernelSchedule = std::variant<Fa2ForwardSchedule, Fa2BackwardSchedule, RowBlockSchedule, Fa1ForwardSchedule,
-                                    Fa1BackwardSchedule, Fa1SwappedForwardSchedule, GemmPlan, SoftmaxPlan>;
+                                    Fa1BackwardSchedule, Fa1SwappedForwardSchedule, GemmPlan, SoftmaxPlan,
+                                    ElementwisePlan>;
 
 // What one CTA holds on an SM, as the kernel is launched.
 struct CtaShape {

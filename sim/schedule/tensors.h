@@ -12,13 +12,15 @@ enum class TensorId : std::uint8_t {
   S, P, dP, dS,                // standard attention's N x N intermediates (data type)
   l, m, L, D,                  // per-row statistics (fp32)
   dQaccum,                     // fp32 dQ accumulator
+  Pd, Z,                       // standard-eager: P after dropout (data type), dropout's keep mask (1 byte)
+  Mask,                        // standard-eager: the N_q x N_k boolean mask buffer (1 byte), one for all heads
   kCount
 };
 inline constexpr int kTensorCount = static_cast<int>(TensorId::kCount);
 
 constexpr std::string_view tensor_name(TensorId t) {
   constexpr std::array<std::string_view, kTensorCount> kNames = {
-      "Q", "K", "V", "O", "dO", "dQ", "dK", "dV", "S", "P", "dP", "dS", "l", "m", "L", "D", "dQaccum"};
+      "Q", "K", "V", "O", "dO", "dQ", "dK", "dV", "S", "P", "dP", "dS", "l", "m", "L", "D", "dQaccum", "Pd", "Z", "Mask"};
   return kNames[static_cast<int>(t)];
 }
 

@@ -742,6 +742,38 @@ int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
   return static_cast<int>(ceil_div(ceil_div(rows * cols * elem / 16, threads), 4));
 }
 
+// standard-eager's elementwise kernels (PyTorch's vectorised loop): per
+// thread, 16-byte vectors of the data type (1-byte tensors: the same
+// elements), unrolled by 4; the per-element operations; a store per output.
+WarpProgram elementwise_program(const KernelPlan& k, i64 elem) {
+  const auto& e = k.as<ElementwisePlan>();
+  const i64 per_vector = 16 / elem;
+  const i64 vectors = ceil_div(ceil_div(e.s.rows_per_cta() * e.s.seq_k, per_vector), RowElementwiseSchedule::kThreads);
+  ProgramBuilder b(k.name);
+  b.repeat(Pipe::alu, 8);  // offsets (64-bit), bounds
+  for (i64 v = 0; v < vectors; v += 4) {
+    std::vector<std::vector<V>> batch;  // the inputs of each vector of the unrolled batch
+    for (i64 u = v; u < std::min(vectors, v + 4); ++u) {
+      std::vector<V> in;
+      for (int t = 0; t < e.inputs; ++t) {
+        const TensorId id = e.in[static_cast<size_t>(t)];
+        const bool byte_tensor = id == TensorId::Z || id == TensorId::Mask;
+        in.push_back(b.ldg(static_cast<std::int32_t>(32 * (byte_tensor ? per_vector : 16)), b.alu()));
+      }
+      batch.push_back(std::move(in));
+    }
+    for (const auto& in : batch) {
+      V x = in[0];
+      for (size_t t = 1; t < in.size(); ++t) x = b.alu(x, in[t]);
+      for (i64 op = 0; op < e.fp32_ops_per_element; ++op) x = b.fma(x);  // one element's chain; the others beside it
+      b.repeat(Pipe::fma, (per_vector - 1) * e.fp32_ops_per_element);
+      for (int o = 0; o < e.outputs; ++o) b.stg(x, b.alu());
+    }
+    b.repeat(Pipe::alu, 3);  // loop control
+  }
+  return b.take();
+}
+
 }  // namespace
 
 KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
@@ -832,6 +864,13 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       const int rounds = static_cast<int>(bwd ? ceil_div(cols, 4) : cols);
       put(out, kMainStep, softmax_program(sp, bwd, false), rounds);
       if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true), rounds);
+      out.loads_in_program = true;
+      break;
+    }
+    case KernelKind::elementwise: {
+      const auto& e = k.as<ElementwisePlan>();
+      const i64 vectors = ceil_div(ceil_div(e.s.rows_per_cta() * e.s.seq_k, 16 / elem), RowElementwiseSchedule::kThreads);
+      put(out, kMainStep, elementwise_program(k, elem), static_cast<int>(ceil_div(vectors, 4)));
       out.loads_in_program = true;
       break;
     }

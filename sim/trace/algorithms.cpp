@@ -334,6 +334,23 @@ Generator<Step> softmax_cta(const SoftmaxPlan& sp, bool backward, i64 x, i64 y, 
   co_yield step;
 }
 
+// standard-eager's elementwise kernel: its inputs' rows, then its outputs'.
+// The mask buffer has one copy for all heads.
+Generator<Step> elementwise_cta(const schedule::ElementwisePlan& e, i64 x, i64 y, i64 z) {
+  const auto& s = e.s;
+  const i64 r0 = s.first_row(x), rows = s.rows_in(x), n = s.seq_k;
+  Step step;
+  for (int t = 0; t < e.inputs; ++t) {
+    const TensorId id = e.in[static_cast<size_t>(t)];
+    const bool shared = id == TensorId::Mask;
+    step.load(rd(id, shared ? 0 : z, shared ? 0 : y, r0, rows, 0, n));
+  }
+  step.compute = {0, e.fp32_ops_per_element * rows * n, 0};
+  step.compute.program = schedule::kMainStep;
+  for (int t = 0; t < e.outputs; ++t) step.store(wr(e.out[static_cast<size_t>(t)], z, y, r0, rows, 0, n));
+  co_yield step;
+}
+
 // One kernel of the plan, traced.
 class PlannedKernel final : public KernelTrace {
  public:
@@ -381,6 +398,7 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::gemm: return gemm_cta(k_.as<GemmPlan>(), x, y, z);
       case KernelKind::softmax_fwd: return softmax_cta(k_.as<SoftmaxPlan>(), false, x, y, z);
       case KernelKind::softmax_bwd: return softmax_cta(k_.as<SoftmaxPlan>(), true, x, y, z);
+      case KernelKind::elementwise: return elementwise_cta(k_.as<schedule::ElementwisePlan>(), x, y, z);
     }
     throw std::logic_error("unknown kernel kind");
   }
@@ -411,7 +429,8 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
     case Algorithm::fa1_swapped:
       return fwd ? schedule::Fa1SwappedForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa1BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
-    case Algorithm::standard: {
+    case Algorithm::standard:
+    case Algorithm::standard_eager: {
       const schedule::GemmSchedule g{1, 1, 1, gemm.m, gemm.n, gemm.k, 1, 1, e};
       const schedule::RowSoftmaxSchedule sm{p.seq_q, p.seq_k, hs, e, sram_limit, fwd ? 1 : 2};
       return max_i64(g.sram_bytes(), sm.sram_bytes());
@@ -431,10 +450,10 @@ i64 sram_footprint(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, con
 }
 
 Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles& gemm, i64 sram_limit) {
-  if (a == Algorithm::standard) {
+  if (workload::is_standard(a)) {
     // Block sizes only set the granularity of a block-sparse mask here.
     return {gemm.m, gemm.n, sram_footprint(p, a, pass, gemm.m, gemm.n, gemm, sram_limit),
-            "standard: mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0};
+            std::string(workload::to_string(a)) + ": mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0};
   }
   const i64 d = p.head_dim;
   const i64 m_full = sram_limit / p.elem_bytes();

@@ -52,6 +52,8 @@ std::string full_gemm_menu() {
 // Why no block size gives the problem a kernel; empty when some may.
 std::string unsupported(const workload::Problem& p, Algorithm a) {
   if (a == Algorithm::fa1_swapped) return "fa1-swapped is a teaching variant with no CUDA kernel";
+  if (a == Algorithm::standard_eager)
+    return "standard-eager is simulation-only: its elementwise kernels (scale, mask, dropout) have no CUDA kernel";
   if (p.dtype == workload::DType::fp32) return "the CUDA kernels take fp16 or bf16, not fp32";
   if (a == Algorithm::standard)
     return p.head_dim % 8 == 0 ? std::string()

@@ -40,6 +40,10 @@ TensorTable::TensorTable(const workload::Problem& p) {
   for (TensorId t : {TensorId::l, TensorId::m, TensorId::L, TensorId::D})
     set(t, p.heads, p.seq_q, 1, schedule::ElementBytes::kStat, Layout::bhsd);
   set(TensorId::dQaccum, p.heads, p.seq_q, p.head_dim, schedule::ElementBytes::kAccum, Layout::bhsd);
+  // standard-eager: dropout's output and keep mask; the mask buffer, one for all heads.
+  set(TensorId::Pd, p.heads, p.seq_q, p.seq_k, e, Layout::bhsd);
+  set(TensorId::Z, p.heads, p.seq_q, p.seq_k, 1, Layout::bhsd);
+  tensors_[static_cast<int>(TensorId::Mask)] = TensorInfo{true, 1, 1, p.seq_q, p.seq_k, 1, Layout::bhsd, 0};
 
   u64 next = kAllocAlign;  // keep address 0 unused
   for (auto& t : tensors_) {

@@ -207,6 +207,7 @@ std::string_view to_string(Algorithm a) {
     case Algorithm::fa1: return "fa1";
     case Algorithm::fa2: return "fa2";
     case Algorithm::fa1_swapped: return "fa1-swapped";
+    case Algorithm::standard_eager: return "standard-eager";
   }
   return "?";
 }
@@ -216,8 +217,9 @@ Algorithm parse_algorithm(std::string_view s) {
   if (s == "fa1") return Algorithm::fa1;
   if (s == "fa2") return Algorithm::fa2;
   if (s == "fa1-swapped") return Algorithm::fa1_swapped;
+  if (s == "standard-eager") return Algorithm::standard_eager;
   throw InputError("unknown algorithm '" + std::string(s) +
-                   "' (valid: standard, fa1, fa2, fa1-swapped)");
+                   "' (valid: standard, standard-eager, fa1, fa2, fa1-swapped)");
 }
 
 }  // namespace iosim::workload

@@ -15,7 +15,11 @@ enum class DType { fp16, bf16, fp32 };
 enum class Layout { bshd, bhsd };  // bshd: FlashAttention's default (batch, seq, head, dim)
 enum class Pass { fwd, bwd, fwdbwd };
 // The attention algorithms iosim plans, traces, executes and launches.
-enum class Algorithm { standard, fa1, fa2, fa1_swapped };
+// standard_eager: standard attention as eager PyTorch GPT-2 runs it in
+// training, scaling, masking and dropout each a kernel over the N x N matrix.
+enum class Algorithm { standard, fa1, fa2, fa1_swapped, standard_eager };
+// Standard attention, plain or eager: S, P in global memory, GEMM tiles.
+constexpr bool is_standard(Algorithm a) { return a == Algorithm::standard || a == Algorithm::standard_eager; }
 
 i64 dtype_bytes(DType t);
 std::string_view to_string(DType t);
