@@ -149,15 +149,24 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) 
   const i64 bz = cta.batch / p.z_heads, hz = cta.batch % p.z_heads;
   const i64 m0 = cta.m_tile * TM, n0 = cta.n_tile * TN;
   const i64 rows_m = p.s.rows_in(cta.m_tile), cols_n = p.s.cols_in(cta.n_tile);
-  const i64 chunks = p.s.k_chunks(), total = p.s.k_groups * chunks;
 
-  // Issue the loads of step `it` (group g, k chunk kc) into stage buffer `stage`.
-  auto issue = [&](i64 it, int stage) {
-    const i64 g = it / chunks, kc = it % chunks, k0 = kc * TK, kd = p.s.depth_in(kc);
+  // The loop nest walked as (group g, k chunk kc) counters: dividing a 64-bit
+  // step index per chunk cost three inline divisions (the SASS showed them
+  // beside every chunk's loads); the operands' bases change once per group.
+  const i64 chunks = p.s.k_chunks(), total = p.s.k_groups * chunks;
+  i64 base_group = -1;
+  const u16* gA = nullptr;
+  const u16* gB = nullptr;
+  // Issue the loads of chunk kc of group g into stage buffer `stage`.
+  auto issue = [&](i64 g, i64 kc, int stage) {
+    const i64 k0 = kc * TK, kd = p.s.depth_in(kc);
     u16* sA = smem + stage * Tr::kStageElems;
     u16* sB = sA + Tr::kAElems;
-    const u16* gA = operand_base(p.a, bz, hz, g);
-    const u16* gB = operand_base(p.b, bz, hz, g);
+    if (g != base_group) {
+      gA = operand_base(p.a, bz, hz, g);
+      gB = operand_base(p.b, bz, hz, g);
+      base_group = g;
+    }
     const i64 sa = p.a.outer_stride, sb = p.b.outer_stride;
     if constexpr (A_KC)
       load_tile_async<TM, TK>(sA, Tr::kLdA, gA + m0 * sa + k0, sa, rows_m, kd, p.vec_a, tid);
@@ -172,10 +181,19 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) 
 
   Accum<Grid> acc;
   acc.zero();
-  issue(0, 0);
+  i64 next_g = 0, next_kc = 0;  // the chunk whose loads are issued next
+  auto advance = [&] {
+    if (++next_kc == chunks) {
+      next_kc = 0;
+      ++next_g;
+    }
+  };
+  issue(next_g, next_kc, 0);
+  advance();
   for (i64 it = 0; it < total; ++it) {
     if (it + 1 < total) {
-      issue(it + 1, static_cast<int>((it + 1) & 1));  // overlaps with this step's products
+      issue(next_g, next_kc, static_cast<int>((it + 1) & 1));  // overlaps with this step's products
+      advance();
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
