@@ -139,11 +139,15 @@ std::vector<i64> copy_probe_sizes(bool quick) {
   return {i64{32} << 20, i64{64} << 20, i64{128} << 20, i64{256} << 20, i64{512} << 20, i64{1} << 30};
 }
 
-std::vector<i64> parse_copy_sizes(const std::string& text) {
-  std::vector<i64> sizes;
+namespace {
+
+// A hidden probe mode's comma-separated list of positive integers, each
+// accepted by `ok`; anything else is one InputError naming the mode and `what`.
+template <class Ok>
+std::vector<i64> parse_probe_list(const std::string& text, const std::string& mode, const std::string& what,
+                                  const std::string& valid, Ok ok) {
+  std::vector<i64> values;
   std::istringstream in(text);
-  const std::string valid = "comma-separated byte counts, each a positive multiple of " +
-                            std::to_string(kCopyChunkBytes) + ", e.g. 33554432,67108864";
   for (std::string item; std::getline(in, item, ',');) {
     std::size_t used = 0;
     long long v = 0;
@@ -152,12 +156,21 @@ std::vector<i64> parse_copy_sizes(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || item.empty() || v <= 0 || v % kCopyChunkBytes != 0)
-      throw InputError("calibrate --probe-copy: '" + item + "' is not a copy size (" + valid + ")");
-    sizes.push_back(v);
+    if (used != item.size() || item.empty() || v <= 0 || !ok(v))
+      throw InputError("calibrate " + mode + ": '" + item + "' is not a " + what + " (" + valid + ")");
+    values.push_back(v);
   }
-  if (sizes.empty()) throw InputError("calibrate --probe-copy: no sizes (" + valid + ")");
-  return sizes;
+  if (values.empty()) throw InputError("calibrate " + mode + ": no " + what + "s (" + valid + ")");
+  return values;
+}
+
+}  // namespace
+
+std::vector<i64> parse_copy_sizes(const std::string& text) {
+  return parse_probe_list(text, "--probe-copy", "copy size",
+                          "comma-separated byte counts, each a positive multiple of " +
+                              std::to_string(kCopyChunkBytes) + ", e.g. 33554432,67108864",
+                          [](i64 v) { return v % kCopyChunkBytes == 0; });
 }
 
 namespace {
@@ -228,23 +241,9 @@ LaunchTimes profile_launches(const std::string& ncu, const std::string& self_exe
 }
 
 std::vector<i64> parse_grid_sizes(const std::string& text) {
-  std::vector<i64> sizes;
-  std::istringstream in(text);
-  const std::string valid = "comma-separated CTA counts, each in [1, 2147483647], e.g. 1,2112";
-  for (std::string item; std::getline(in, item, ',');) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || v <= 0 || v > 2147483647LL)
-      throw InputError("calibrate --probe-launch: '" + item + "' is not a grid size (" + valid + ")");
-    sizes.push_back(v);
-  }
-  if (sizes.empty()) throw InputError("calibrate --probe-launch: no grid sizes (" + valid + ")");
-  return sizes;
+  return parse_probe_list(text, "--probe-launch", "grid size",
+                          "comma-separated CTA counts, each in [1, 2147483647], e.g. 1,2112",
+                          [](i64 v) { return v <= 2147483647LL; });
 }
 
 profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
