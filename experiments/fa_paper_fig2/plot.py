@@ -12,7 +12,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BEGIN, END = "<!-- fig2:begin -->", "<!-- fig2:end -->"
+sys.path.insert(0, os.path.dirname(HERE))
+import docgen  # noqa: E402
+
 # The paper's Figure 2 left (Dao et al., FlashAttention, 2022; /work/shared/seeds/fa1-slides.txt):
 # GPT-2 medium attention (B=64 H=16 N=1024 d=64), forward + backward, A100.
 PAPER_LEFT = {"standard": {"GFLOP": 66.6, "HBM GB": 40.3, "ms": 41.7},
@@ -159,13 +161,6 @@ def draw():
     return out
 
 
-def block_of(path):
-    text = open(path).read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"plot.py: {path} has no {BEGIN} ... {END} block")
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", metavar="FILE")
@@ -173,10 +168,7 @@ def main():
     args = parser.parse_args()
     text = render()
     if args.check:
-        if block_of(args.check) != text.strip():
-            sys.exit(f"plot.py: {args.check}'s block differs from what results.csv gives; "
-                     f"paste the output of experiments/fa_paper_fig2/plot.py --no-plot between the markers")
-        return
+        sys.exit(docgen.check(args.check, text, "experiments/fa_paper_fig2/plot.py --no-plot", "fig2"))
     print(text, end="")
     if not args.no_plot:
         print(f"(wrote {os.path.relpath(draw(), os.getcwd())})", file=sys.stderr)

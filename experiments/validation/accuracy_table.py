@@ -17,17 +17,18 @@ measured 0) are counted in the line under the table. Same statistics as summariz
 `<!-- accuracy:end -->` equals what this prints (surrounding blank lines ignored), so a test keeps
 the README's figures the script's.
 """
-import argparse, difflib, glob, os, sys
+import argparse, glob, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from summarize import METRICS, fmt, points, read_rows, stats  # noqa: E402
+sys.path.insert(0, os.path.dirname(HERE))
+import docgen  # noqa: E402
 
 TABLE_METRICS = [("time", "kernel time"), ("dram", "DRAM read + write"), ("global", "SM↔L2 bytes"),
                  ("lookups", "L2 read lookups"), ("pass_time", "pass time vs bench median")]
 ALGOS = ["fa2", "fa1", "standard"]
-BEGIN, END = "<!-- accuracy:begin -->", "<!-- accuracy:end -->"
 
 
 def default_csvs():
@@ -87,13 +88,6 @@ def render(csvs, which):
     return "\n".join(out) + "\n"
 
 
-def block_of(path):
-    text = open(path).read()
-    if BEGIN not in text or END not in text:
-        return None
-    return text.split(BEGIN, 1)[1].split(END, 1)[0]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", nargs="+")
@@ -107,17 +101,7 @@ def main():
     if not a.check:
         sys.stdout.write(text)
         return
-    block = block_of(a.check)
-    if block is None:
-        print(f"{a.check}: no {BEGIN} ... {END} block")
-        sys.exit(1)
-    if block.strip("\n") == text.strip("\n"):
-        print(f"{a.check}: the accuracy block matches accuracy_table.py")
-        return
-    sys.stdout.writelines(difflib.unified_diff(block.strip("\n").splitlines(True), text.strip("\n").splitlines(True),
-                                               f"{a.check} (block)", "accuracy_table.py"))
-    print(f"\n{a.check}: the accuracy block differs from accuracy_table.py's output")
-    sys.exit(1)
+    sys.exit(docgen.check(a.check, text, "experiments/validation/accuracy_table.py", "accuracy"))
 
 
 if __name__ == "__main__":
