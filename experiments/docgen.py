@@ -47,6 +47,14 @@ def fill(template, values):
     return FIELD.sub(lambda m: str(values[m.group(1)]), template)
 
 
+def md_table(header, rows):
+    """A markdown table (a list of lines): columns right-aligned, except those whose header starts
+    with "<" (the "<" is dropped)."""
+    out = ["| " + " | ".join(h.lstrip("<") for h in header) + " |",
+           "|" + "|".join("---" if h.startswith("<") else "---:" for h in header) + "|"]
+    return out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+
+
 def check(path, generated, printer, name=None):
     """0 when `path` (its NAME block if a name is given) equals `generated`, blank lines at either
     end ignored; else prints a unified diff and how to fix it, and returns 1. `printer`: the

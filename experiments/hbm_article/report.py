@@ -148,13 +148,7 @@ def comparison(sim, meas):
     header = ["<quantity", "<article", "article's arithmetic, exact", "iosim SRAM↔global",
               f"iosim DRAM, {meas.profile}", f"iosim DRAM, {PROFILE_ARTICLE}",
               f"{measured}: SM↔L2", f"{measured}: DRAM"]
-    return md_table(header, rows)
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(h.lstrip("<") for h in header) + " |",
-           "|" + "|".join("---" if h.startswith("<") else "---:" for h in header) + "|"]
-    return out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return docgen.md_table(header, rows)
 
 
 def standard_lines(sim, meas):
@@ -174,7 +168,7 @@ def standard_lines(sim, meas):
         ("**total**", mb(sum(e for _, e in ARTICLE_STD_LINES) * E, 2), "",
          mb((n(std, "global_read_bytes") + n(std, "global_write_bytes")) / HEADS, 2)),
     ]
-    return md_table(["<article's line", "article MB (exact)", "<iosim's tensors", "iosim SRAM↔global MB"], rows)
+    return docgen.md_table(["<article's line", "article MB (exact)", "<iosim's tensors", "iosim SRAM↔global MB"], rows)
 
 
 def kernel_lines(sim, meas):
@@ -190,7 +184,7 @@ def kernel_lines(sim, meas):
                          mb(n(mr, "meas_dram_read_bytes")) if mr else "–",
                          mb(n(mr, "meas_dram_write_bytes")) if mr else "–",
                          f"{n(k, 'time_s') * 1e3:.3f}", f"{n(mr, 'meas_time_s') * 1e3:.3f}" if mr else "–"])
-    return md_table(["<configuration", "<kernel", "tile", "iosim read MB", "iosim write MB", "iosim DRAM read MB",
+    return docgen.md_table(["<configuration", "<kernel", "tile", "iosim read MB", "iosim write MB", "iosim DRAM read MB",
                      "iosim DRAM write MB", "iosim dirty in L2 at the end MB", "measured SM↔L2 read MB",
                      "measured write MB", "measured DRAM read MB", "measured DRAM write MB", "iosim ms (cold L2)",
                      "measured ms (ncu)"], rows)

@@ -45,9 +45,7 @@ def gb(x):
 
 
 def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if h[:1] != "<" else "---" for h in header) + "|"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out).replace("| <", "| ")
+    return "\n".join(docgen.md_table(header, rows))
 
 
 class Values(dict):

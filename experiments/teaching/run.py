@@ -161,8 +161,6 @@ def fa1_fa2_rows():
                 k = j["kernels"][0]
                 rows.append({"algorithm": algo, "batch": batch, "heads": heads, "seq": n, "head_dim": c["head_dim"],
                              "block_m": c["tile"][0], "block_n": c["tile"][1], "ctas": k["ctas"],
-                             "sm_count": j["occupancy"]["slots"] // max(1, j["occupancy"]["ctas_per_sm"]),
-                             "ctas_per_sm": j["occupancy"]["ctas_per_sm"],
                              "global_bytes": j["global"]["total_bytes"], "qkv_bytes": tensor("Q", "K", "V"),
                              "o_bytes": tensor("O"), "stat_bytes": tensor("l", "m", "L"), "dram_bytes": dram(j),
                              "flops": j["flops"], "fp32_ops": j["nonmatmul"]["fp32_ops"],
