@@ -22,6 +22,8 @@ configs=(
   "fa1 bwd d64 fp16|--algo fa1 --pass bwd --head-dim 64 $small"
   "standard fwd d64 fp16|--algo standard --pass fwd --head-dim 64 $small"
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
+  "standard bwd d128 GEMM 128x128x64 interior chunks|--algo standard --pass bwd --head-dim 128 --batch 1 --heads 2 --seq 256 --gemm-m 128 --gemm-n 128 --gemm-k 64"
+  "standard bwd d64 GEMM 64x64x32 ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq-q 130 --seq-k 190 --gemm-m 64 --gemm-n 64"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
 )
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

@@ -1,11 +1,19 @@
 // Batched tensor-core GEMM for standard attention (S = Q K^T, O = P V, and the
 // backward products). A CTA per GemmSchedule tile; 8 warps; A and B chunks of
-// tile_k double-buffered in shared memory with 16-byte cp.async where rows are
-// aligned (scalar zero-filling loads at ragged edges); mma.sync m16n8k16 with
-// fp32 accumulation; C written once in the data type, staged through shared
-// memory so that every 32-byte sector leaves the SM in one 16-byte-per-thread
-// store (the accumulator fragments hold 4-byte pieces: stored directly, each
-// sector went to L2 as two partial writes, twice the bytes the trace counts).
+// tile_k double-buffered in swizzled shared memory (the FA2 kernels' layout,
+// kernels/common/device_primitives.cuh) with 16-byte cp.async.cg (scalar
+// zero-filling loads at ragged or unaligned edges); fragments by ldmatrix
+// (.trans for operands stored k-major); mma.sync m16n8k16 with fp32
+// accumulation; C written once in the data type, staged through shared memory
+// so that every 32-byte sector leaves the SM in one 16-byte-per-thread store.
+//
+// Why swizzled, not padded: with rows padded by 16 bytes, half the rows of a
+// chunk started 16 bytes off a 32-byte boundary in shared memory, and the
+// hardware then moved each of their 32-byte global sectors over the crossbar
+// twice (Nsight Compute on the H100: 24 sectors per 16-sector cp.async
+// request, 1.50x the trace's bytes; experiments/results/2026-11-25-h100-gemm-reads).
+// The swizzle permutes 16-byte chunks within 32-byte pairs only, so every
+// sector lands in one aligned 32-byte unit.
 #include "kernels/standard/standard_gemm.h"
 
 #include <array>
@@ -42,36 +50,126 @@ struct GemmTraits {
   static constexpr int kWarpsM = schedule::gemm_warps_m(TM);  // sim/schedule/warp_split.h
   using Grid = WarpGrid<TM, TN, kWarpsM, 8 / kWarpsM>;
   // A chunk stored as global memory orders it: [TM][TK] when k is contiguous,
-  // else [TK][TM]; each row padded by 8 elements (16 bytes) against bank conflicts.
-  static constexpr int kLdA = A_KC ? TK + 8 : TM + 8;
-  static constexpr int kAElems = (A_KC ? TM : TK) * kLdA;
-  static constexpr int kLdB = B_KC ? TK + 8 : TN + 8;
-  static constexpr int kBElems = (B_KC ? TN : TK) * kLdB;
+  // else [TK][TM]; B likewise ([TN][TK] or [TK][TN]).
+  using TileA = std::conditional_t<A_KC, dev::SwizzledTile<TM, TK>, dev::SwizzledTile<TK, TM>>;
+  using TileB = std::conditional_t<B_KC, dev::SwizzledTile<TN, TK>, dev::SwizzledTile<TK, TN>>;
+  static constexpr int kAElems = TM * TK, kBElems = TN * TK;
   static constexpr int kStageElems = kAElems + kBElems;
-  static constexpr long long kSmemBytes = 2LL * kStageElems * 2;
   // The epilogue's C tile reuses the stage buffers: [TM][TN + 8] elements.
   static constexpr int kTileM = TM, kTileN = TN;
   static constexpr int kLdC = TN + 8;
-  static_assert(TM * kLdC <= 2 * kStageElems, "the C tile must fit in the stage buffers");
-  static_assert(kSmemBytes == schedule::GemmSchedule::launch_smem_bytes_for(TM, TN, TK, A_KC, B_KC, 2),
+  static constexpr long long kSmemBytes =
+      2LL * (2 * kStageElems > TM * kLdC ? 2 * kStageElems : TM * kLdC);
+  static_assert(kSmemBytes == schedule::GemmSchedule::launch_smem_bytes_for(TM, TN, TK, 2),
                 "shared memory differs from the schedule's");
 };
 
-// Copies a ROWS x COLS tile (columns contiguous in global memory) into shared
-// memory, zero-filling outside [0, rows_valid) x [0, cols_valid).
-template <int ROWS, int COLS>
-__device__ __forceinline__ void load_tile_async(u16* s, int lds, const u16* g, i64 gstride, i64 rows_valid,
-                                                i64 cols_valid, bool vec_ok, int tid) {
-  constexpr int kChunks = COLS / 8;
-  for (int idx = tid; idx < ROWS * kChunks; idx += static_cast<int>(schedule::GemmSchedule::kThreads)) {
-    const int r = idx / kChunks, c = (idx % kChunks) * 8;
-    u16* dst = s + r * lds + c;
+// Loads a chunk tile (Tile::kRows x Tile::kCols, columns contiguous in global
+// memory) into its swizzled buffer. Each thread owns one 16-byte column chunk
+// and rows r0, r0 + kRowStep, ...; kRowStep is a multiple of the swizzle's
+// period, so the shared offset advances by a constant. Interior chunks take
+// the unguarded path; at ragged edges a chunk outside
+// [0, rows_valid) x [0, cols_valid) is zero-filled without a read, and a chunk
+// cut by cols_valid (or any chunk of an unaligned operand) is read element by
+// element.
+template <class Tile>
+__device__ __forceinline__ void load_chunk_tile(u16* s, const u16* g, i64 gstride, i64 rows_valid, i64 cols_valid,
+                                                bool vec_ok, int tid) {
+  constexpr int kThreads = static_cast<int>(schedule::GemmSchedule::kThreads);
+  static_assert(kThreads % Tile::kChunks == 0 && (Tile::kRows * Tile::kChunks) % kThreads == 0,
+                "a chunk tile must split evenly over the CTA's threads");
+  constexpr int kRowStep = kThreads / Tile::kChunks, kIters = Tile::kRows / kRowStep;
+  static_assert(kRowStep % 8 == 0, "the row step must keep each thread's swizzle");
+  const int chunk = tid % Tile::kChunks, r0 = tid / Tile::kChunks, c = chunk * 8;
+  u16* dst = s + Tile::offset(r0, chunk);
+  const u16* src = g + r0 * gstride + c;
+  if (vec_ok && rows_valid >= Tile::kRows && cols_valid >= Tile::kCols) {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) cp_async_16(dst + it * kRowStep * Tile::kCols, src + it * kRowStep * gstride, true);
+    return;
+  }
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {
+    const int r = r0 + it * kRowStep;
+    u16* d = dst + it * kRowStep * Tile::kCols;
+    const u16* from = src + it * kRowStep * gstride;
     if (vec_ok && r < rows_valid && c + 8 <= cols_valid) {
-      cp_async_16(dst, g + r * gstride + c, true);
+      cp_async_16(d, from, true);
+    } else if (r >= rows_valid || c >= cols_valid) {
+      cp_async_16(d, g, false);  // zero-filled, nothing read
     } else {
 #pragma unroll
-      for (int e = 0; e < 8; ++e)
-        dst[e] = (r < rows_valid && c + e < cols_valid) ? __ldcg(g + r * gstride + c + e) : u16{0};
+      for (int e = 0; e < 8; ++e) d[e] = c + e < cols_valid ? __ldcg(from + e) : u16{0};
+    }
+  }
+}
+
+// ldmatrix addressing of one operand for one warp. Lanes 8q..8q+7 give the
+// rows of matrix q. A's fragment (16 x 16 at m, k) is read as
+// (m0-7, k0-7), (m8-15, k0-7), (m0-7, k8-15), (m8-15, k8-15) = a0..a3;
+// B's pair of n8 tiles as b0, b1 of tile n, then b0, b1 of tile n + 8.
+// Whatever the orientation, the lane's row within a 16-row block and the
+// half (chunk bit) it reads are fixed, and the swizzle's period divides 16.
+template <class Tile, bool KC, bool IS_A, int GROUPS>
+struct OperandFetch;
+
+template <class Tile, bool IS_A, int GROUPS>
+struct OperandFetch<Tile, true, IS_A, GROUPS> {  // tile [outer][k]: ldmatrix
+  std::uint32_t row_off;  // byte offset of the lane's row in the warp's first group
+  int half, swz;
+  __device__ __forceinline__ OperandFetch(int lane, int warp_outer0) {
+    const int row = IS_A ? lane & 15 : (lane & 7) + ((lane >> 4) << 3);
+    half = IS_A ? lane >> 4 : (lane >> 3) & 1;
+    swz = Tile::swizzle(row);
+    row_off = static_cast<std::uint32_t>(2 * (warp_outer0 + row) * Tile::kCols);
+  }
+  __device__ __forceinline__ void load(std::uint32_t (&r)[4], std::uint32_t base, int g, int kk) const {
+    const std::uint32_t chunk = static_cast<std::uint32_t>((2 * kk + half) ^ swz);
+    dev::ldmatrix_x4(r, base + row_off + static_cast<std::uint32_t>(g * 16 * Tile::kCols * 2) + (chunk << 4));
+  }
+};
+
+template <class Tile, bool IS_A, int GROUPS>
+struct OperandFetch<Tile, false, IS_A, GROUPS> {  // tile [k][outer]: ldmatrix.trans
+  // The warp's start is a column here, so the chunk XOR is done once per group.
+  std::uint32_t off[GROUPS];
+  __device__ __forceinline__ OperandFetch(int lane, int warp_outer0) {
+    const int row = IS_A ? (lane & 7) + ((lane >> 4) << 3) : lane & 15;
+    const int half = IS_A ? (lane >> 3) & 1 : lane >> 4;
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g) {
+      const int chunk = ((warp_outer0 + g * 16) >> 3) + half;
+      off[g] = static_cast<std::uint32_t>(2 * Tile::offset(row, chunk));
+    }
+  }
+  __device__ __forceinline__ void load(std::uint32_t (&r)[4], std::uint32_t base, int g, int kk) const {
+    // Rows kk*16.. keep the lane's swizzle (its period divides 16).
+    dev::ldmatrix_x4_trans(r, base + off[g] + static_cast<std::uint32_t>(kk * 16 * Tile::kCols * 2));
+  }
+};
+
+// acc += A_chunk B_chunk for this warp's fragments: per 16-deep slice, the
+// warp's A fragments, then per pair of n8 tiles one B load feeding 2 x FM MMAs.
+template <class T, class Grid, int TK, class FetchA, class FetchB>
+__device__ __forceinline__ void warp_chunk_mma(Accum<Grid>& acc, std::uint32_t sA, const FetchA& fa,
+                                               std::uint32_t sB, const FetchB& fb) {
+  static_assert(Grid::FN % 2 == 0 && TK % 16 == 0, "warp tiles are built from 16x16 blocks");
+  // Two slices per unrolled body: with all four of a 64-deep chunk the
+  // compiler hoisted every fragment load and spilled under the 2-CTA register cap.
+#pragma unroll 2
+  for (int kk = 0; kk < TK / 16; ++kk) {
+    std::uint32_t a[Grid::FM][4];
+#pragma unroll
+    for (int fm = 0; fm < Grid::FM; ++fm) fa.load(a[fm], sA, fm, kk);
+#pragma unroll
+    for (int np = 0; np < Grid::FN / 2; ++np) {
+      std::uint32_t b[4];
+      fb.load(b, sB, np, kk);
+#pragma unroll
+      for (int fm = 0; fm < Grid::FM; ++fm) {
+        dev::mma_16816<T>(acc.v[fm][2 * np], a[fm], b[0], b[1]);
+        dev::mma_16816<T>(acc.v[fm][2 * np + 1], a[fm], b[2], b[3]);
+      }
     }
   }
 }
@@ -138,7 +236,7 @@ __device__ __forceinline__ void store_c_direct(const Acc& acc, u16* gC, i64 ldg,
 }
 
 template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) gemm_kernel(const GemmParams p) {
+__global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads, 2) gemm_kernel(const GemmParams p) {
   using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
   using Grid = typename Tr::Grid;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -169,18 +267,21 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) 
     }
     const i64 sa = p.a.outer_stride, sb = p.b.outer_stride;
     if constexpr (A_KC)
-      load_tile_async<TM, TK>(sA, Tr::kLdA, gA + m0 * sa + k0, sa, rows_m, kd, p.vec_a, tid);
+      load_chunk_tile<typename Tr::TileA>(sA, gA + m0 * sa + k0, sa, rows_m, kd, p.vec_a, tid);
     else
-      load_tile_async<TK, TM>(sA, Tr::kLdA, gA + k0 * sa + m0, sa, kd, rows_m, p.vec_a, tid);
+      load_chunk_tile<typename Tr::TileA>(sA, gA + k0 * sa + m0, sa, kd, rows_m, p.vec_a, tid);
     if constexpr (B_KC)
-      load_tile_async<TN, TK>(sB, Tr::kLdB, gB + n0 * sb + k0, sb, cols_n, kd, p.vec_b, tid);
+      load_chunk_tile<typename Tr::TileB>(sB, gB + n0 * sb + k0, sb, cols_n, kd, p.vec_b, tid);
     else
-      load_tile_async<TK, TN>(sB, Tr::kLdB, gB + k0 * sb + n0, sb, kd, cols_n, p.vec_b, tid);
+      load_chunk_tile<typename Tr::TileB>(sB, gB + k0 * sb + n0, sb, kd, cols_n, p.vec_b, tid);
     cp_async_commit();
   };
 
   Accum<Grid> acc;
   acc.zero();
+  const std::uint32_t smem_base = dev::smem_addr(smem);
+  const OperandFetch<typename Tr::TileA, A_KC, true, Grid::FM> fetch_a(lane, Grid::row0(warp));
+  const OperandFetch<typename Tr::TileB, B_KC, false, Grid::FN / 2> fetch_b(lane, Grid::col0(warp));
   i64 next_g = 0, next_kc = 0;  // the chunk whose loads are issued next
   auto advance = [&] {
     if (++next_kc == chunks) {
@@ -199,8 +300,8 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads) 
       cp_async_wait<0>();
     }
     __syncthreads();
-    const u16* sA = smem + (it & 1) * Tr::kStageElems;
-    warp_mma<T, Grid, TK, A_KC, B_KC>(sA, Tr::kLdA, sA + Tr::kAElems, Tr::kLdB, acc, warp, lane);
+    const std::uint32_t sA = smem_base + static_cast<std::uint32_t>((it & 1) * Tr::kStageElems * 2);
+    warp_chunk_mma<T, Grid, TK>(acc, sA, fetch_a, sA + Tr::kAElems * 2, fetch_b);
     __syncthreads();  // the next issue overwrites this stage
   }
 

@@ -324,15 +324,11 @@ struct GemmSchedule {
   static constexpr i64 kThreads = 256;  // 8 warps (kernels/standard/standard_gemm.cu)
   // Double-buffered A and B chunks.
   IOSIM_HD i64 sram_bytes() const { return 2 * (tile_m + tile_n) * tile_k * bytes.data; }
-  // As launched: each chunk stored in global memory's order ([tile][k] when k
-  // is contiguous, else [k][tile]) with rows padded by 16 bytes (GemmTraits
-  // static_asserts this).
-  IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 tm, i64 tn, i64 tk, bool a_k_contiguous,
-                                                      bool b_k_contiguous, i64 elem) {
-    return 2 *
-           ((a_k_contiguous ? tm * (tk + 16 / elem) : tk * (tm + 16 / elem)) +
-            (b_k_contiguous ? tn * (tk + 16 / elem) : tk * (tn + 16 / elem))) *
-           elem;
+  // As launched: the double-buffered chunks in swizzled (unpadded) layout,
+  // a buffer the epilogue reuses to stage C with rows padded by 16 bytes;
+  // the larger of the two (GemmTraits static_asserts this).
+  IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 tm, i64 tn, i64 tk, i64 elem) {
+    return max_i64(2 * (tm + tn) * tk * elem, tm * (tn + 16 / elem) * elem);
   }
   // The CTA's loop nest: the k_groups operands in turn (outer), tile_k deep
   // chunks of the reduction (inner); one step per chunk, then C is written.

@@ -135,8 +135,7 @@ class Planner {
   void gemm(std::vector<KernelPlan>& out, const char* name, Pass pass, i64 m, i64 n, i64 k, i64 batches,
             i64 k_groups, i64 z_heads, GemmOperand a, GemmOperand b, TensorId c) const {
     const GemmSchedule s{m, n, k, t_.gemm.m, t_.gemm.n, t_.gemm.k, batches, k_groups, eb_};
-    const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, a.k_contiguous,
-                                                         b.k_contiguous, eb_.data);
+    const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, eb_.data);
     add(out, name, pass, KernelKind::gemm, GemmPlan{s, z_heads, a, b, c}, s.grid(), {GemmSchedule::kThreads, smem, 0});
   }
 

@@ -385,50 +385,100 @@ WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs, i64 elem
 
 // ---------------------------------------------------------------------------
 // Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
-// 8 warps; a step is one tile_k chunk.
+// 8 warps; a step is one tile_k chunk. The instruction counts per piece are
+// read off the SASS of gemm_kernel<half, 128, 128, 32, true, true> (sm_90,
+// nvcc 13.0; experiments/results/2026-11-25-h100-gemm-reads/README.md):
+// the fast path of a chunk's issue is 95 instructions (27 IMAD, 64 other
+// integer/control, 4 LDGSTS) and its products 80 (32 HMMA, 12 LDSM, 2 BAR,
+// 34 address and loop instructions).
+
+// One operand's chunk copy (load_chunk_tile): the interior path's address set
+// up and per further 16-byte chunk a 64-bit step; an edge tile (rows or
+// columns cut by the problem) takes the guarded loop, with its bound tests
+// per chunk.
+void emit_gemm_operand_copy(ProgramBuilder& b, i64 chunks_per_thread, bool guarded) {
+  if (guarded) {
+    b.repeat(Pipe::alu, 20);
+    b.repeat(Pipe::fma, 10);
+    for (i64 k = 0; k < chunks_per_thread; ++k) {
+      b.repeat(Pipe::alu, 10);
+      b.repeat(Pipe::fma, 3);
+      b.cp_async(b.alu());
+    }
+    return;
+  }
+  b.repeat(Pipe::alu, 13);
+  b.repeat(Pipe::fma, 8);
+  for (i64 k = 0; k < chunks_per_thread; ++k) b.cp_async(k == 0 ? b.alu() : b.alu(b.alu()));
+}
+
 WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   const auto& s = g.s;
   const int tm = round16(s.tile_m), tn = round16(s.tile_n), tk = round16(s.tile_k);
   const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
   ProgramBuilder b("gemm " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk));
-  // issue(it + 1): both operand chunks, 16-byte cp.async. Per chunk the
-  // source's loop (load_tile_async: row and column from the index, the bounds
-  // and alignment tests, 64-bit addresses) is about 40 instructions in the
-  // SASS of the vector path: ~15 IMAD (FMA pipe), ~20 ISETP/LEA/SHF/PRMT/BRA.
-  b.repeat(Pipe::alu, 12);
-  for (const i64 rows : {s.tile_m, s.tile_n}) {
-    const i64 per_thread = ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads);
-    for (i64 k = 0; k < per_thread; ++k) {
-      b.repeat(Pipe::fma, 15);
-      b.repeat(Pipe::alu, 20);
-      b.cp_async(b.alu());
-    }
-  }
+  // issue(it + 1): the (group, chunk) counters, the chunk's depth and bases
+  // (64-bit), then each operand's copy.
+  b.repeat(Pipe::alu, 30);
+  b.repeat(Pipe::fma, 12);
+  const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
+  emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
+  emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
   b.alu();  // commit
   b.alu();  // cp.async.wait
   b.barrier();
+  // Products (warp_chunk_mma): per 16-deep slice, an ldmatrix per A fragment
+  // and per pair of n8 tiles, each with its lane address (XOR with the
+  // swizzle, shift, add), then 2 x FM HMMAs per B pair.
   Fragments acc(fm, fn);
-  emit_pair_gemm(b, acc, fm, fn, tk, g.a.k_contiguous, g.b.k_contiguous);
+  for (int kk = 0; kk < tk / 16; ++kk) {
+    std::vector<V> a(static_cast<size_t>(fm));
+    for (auto& r : a) r = b.ldsm(b.alu(b.alu(b.fma())));
+    for (int np = 0; np < fn / 2; ++np) {
+      const V bb = b.ldsm(b.alu(b.alu(b.fma())));
+      for (int f = 0; f < fm; ++f)
+        for (int h = 0; h < 2; ++h) {
+          V& last = acc.at(f, 2 * np + h, fn);
+          last = b.mma(last, a[static_cast<size_t>(f)], bb);
+        }
+    }
+  }
   b.barrier();
-  b.repeat(Pipe::alu, 4);  // loop control
+  b.repeat(Pipe::alu, 2);  // loop test and branch
   return b.take();
 }
 
-WarpProgram gemm_epilogue(const GemmPlan& g) {
+// The CTA's one-time work, charged to its last step (the GEMM's trace has no
+// prologue step): before the loop, the CTA's indices, four 32-bit divisions
+// (batch / heads, and each operand's head; I2F, MUFU.RCP, F2I and ~15 integer
+// instructions each, the SASS's fast path of a 64-bit division whose operands
+// fit 32 bits) and the first chunk's issue; after it, C staged through shared
+// memory (store_c_staged): per row half of a fragment a conversion-and-pack
+// (F2FP) and its shared address, one 4-byte store; then per 16-byte chunk of
+// the tile the row/column split, bound tests and 64-bit global address,
+// LDS.128, STG.128.
+WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem) {
   const auto& s = g.s;
   const int tm = round16(s.tile_m), tn = round16(s.tile_n);
   const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
-  ProgramBuilder b("gemm epilogue");
+  ProgramBuilder b("gemm prologue + epilogue");
+  b.repeat(Pipe::alu, 60);
+  b.repeat(Pipe::fma, 20);
+  for (int k = 0; k < 4; ++k) {
+    b.repeat(Pipe::mufu, 3);
+    b.repeat(Pipe::alu, 8);
+    b.repeat(Pipe::fma, 7);
+  }
+  const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
+  b.repeat(Pipe::alu, 30);
+  b.repeat(Pipe::fma, 12);
+  emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
+  emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
   b.repeat(Pipe::alu, 8);
-  // C staged through shared memory (kernels/standard/standard_gemm.cu
-  // store_c_staged): per row half of a fragment, a conversion-and-pack (F2FP)
-  // and its shared address, one 4-byte store (128 B per warp) ...
   for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.alu()), b.alu());
   b.barrier();
-  // ... then per 16-byte chunk of the tile: the row/column split, bound tests
-  // and 64-bit global address (IMAD.WIDE and friends), LDS.128, STG.128.
   const i64 chunks = ceil_div(i64{tm} * tn / 8, GemmSchedule::kThreads);
   for (i64 k = 0; k < chunks; ++k) {
     b.repeat(Pipe::fma, 4);
@@ -849,7 +899,7 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::gemm: {
       const auto& g = k.as<GemmPlan>();
       put(out, kMainStep, gemm_chunk(g, elem));
-      put(out, kEpilogue, gemm_epilogue(g));
+      put(out, kEpilogue, gemm_epilogue(g, elem));
       out.tensor = true;
       break;
     }
