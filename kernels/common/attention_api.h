@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct AttentionConfig {
   const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
   float softmax_scale = 0;          // 0 = 1/sqrt(d)
   schedule::StepLog step_log{};     // tests: where the main kernel records its CTAs' steps
+  // Standard attention: called after each kernel of the plan is launched (the
+  // harness records a CUDA event there to time the kernels one by one).
+  std::function<void(const schedule::KernelPlan&)> after_launch;
   // The tile grid the schedules iterate, with d_block_mask as its mask.
   schedule::AttentionTiles tiles() const;
   // The pass's plan (sim/schedule/plan.h) with the device mask: the kernels

@@ -9,14 +9,15 @@ cli::ArgParser make_run_parser(const std::string& command) {
   using Kind = cli::ArgParser::Kind;
   const bool bench = command == "bench";
   cli::ArgParser p(command,
-                   bench ? "Times one pass with CUDA events: warm-up runs, then the median of --iters runs, each on\n"
-                           "the next of enough input/output sets to exceed --l2-multiple L2s."
+                   bench ? "Times a pass with CUDA events: warm-up runs, then the median of --iters runs, each on\n"
+                           "the next of enough input/output sets to exceed --l2-multiple L2s (fwdbwd: forward and\n"
+                           "backward timed together)."
                          : "Runs one configuration on random inputs and prints each output's max-norm relative error\n"
                            "against the double-precision reference.",
                    "iosim-kernels");
   cli::ProblemFlagsHelp help;
   help.algorithms = "standard | fa1 | fa2";
-  help.passes = bench ? "fwd | bwd" : "fwd | bwd | fwdbwd";
+  help.passes = "fwd | bwd | fwdbwd";
   help.dtypes = "fp16 | bf16";
   help.default_tiling = "FlashAttention-2's tiles for fa2, 64x64 for fa1, the GEMM tile for standard";
   cli::add_problem_flags(p, help);
@@ -26,7 +27,9 @@ cli::ArgParser make_run_parser(const std::string& command) {
   if (bench) {
     p.add("warmup", Kind::integer, "N", "untimed runs first [5]")
         .add("iters", Kind::integer, "N", "timed runs; the median is reported [30]")
-        .add("l2-multiple", Kind::real, "X", "rotate buffer sets until they hold this many L2s [4]");
+        .add("l2-multiple", Kind::real, "X", "rotate buffer sets until they hold this many L2s [4]")
+        .add("per-kernel", Kind::flag, "",
+             "standard, standard-eager: also time each kernel of the pass, beside its trace's bytes and FLOPs");
   } else {
     p.add("tol", Kind::real, "X", "exit 1 when any relative error exceeds this");
   }

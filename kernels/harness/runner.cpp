@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_buffer.h"
 #include "kernels/common/device_info.h"
 #include "sim/common/error.h"
+#include "sim/count/io_count.h"
 
 namespace iosim::harness {
 
@@ -31,6 +33,8 @@ namespace {
 
 bool has_forward(Pass p) { return p != Pass::bwd; }
 bool has_backward(Pass p) { return p != Pass::fwd; }
+
+bool is_standard(const std::string& a) { return a == "standard" || a == "standard-eager"; }
 
 void require_algorithm(const std::string& a) {
   const auto& v = kernel_algorithms();
@@ -322,22 +326,70 @@ double attention_flops(const Problem& p, Pass pass) {
   return total;
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// What the trace counts for each kernel of the pass, in launch order.
+std::vector<KernelTiming> traced_kernels(const RunSpec& s, Pass pass, Blocks blocks) {
+  trace::TraceOptions t;
+  t.algorithm = workload::parse_algorithm(s.algorithm);
+  t.pass = pass;
+  t.block_m = blocks.m;
+  t.block_n = blocks.n;
+  t.gemm = s.gemm;
+  t.sram_limit_bytes = kernels::launch_limits().smem_per_block_optin;  // the row softmax's budget, as launched
+  const trace::AlgorithmTrace run = trace::build_trace(s.problem, t);
+  std::vector<KernelTiming> out;
+  for (const auto& k : run.kernels) {
+    const count::KernelCount c = count::count_kernel(*k.kernel, *run.tensors);
+    out.push_back({c.name, 0, 0, c.io.read_bytes, c.io.write_bytes, c.io.tensor_flops});
+  }
+  return out;
+}
+
+// Per-kernel times from the events recorded after each launch: kernel k of
+// run it took marks[it][k] - marks[it][k - 1] (the run's start for k = 0).
+void fill_kernel_times(std::vector<KernelTiming>& kernels, const std::vector<std::string>& launched,
+                       const std::vector<CudaEvent>& start, const std::vector<std::vector<CudaEvent>>& marks) {
+  if (launched.size() != kernels.size())
+    throw std::logic_error("bench: " + std::to_string(launched.size()) + " kernels launched, the trace has " +
+                           std::to_string(kernels.size()));
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (launched[k] != kernels[k].name)
+      throw std::logic_error("bench: kernel " + std::to_string(k) + " launched as " + launched[k] +
+                             ", the trace's is " + kernels[k].name);
+    std::vector<double> ms;
+    for (size_t it = 0; it < marks.size(); ++it)
+      ms.push_back(marks[it][k].ms_since(k == 0 ? start[it] : marks[it][k - 1]));
+    kernels[k].median_ms = median_of(ms);
+    kernels[k].min_ms = *std::min_element(ms.begin(), ms.end());
+  }
+}
+
+}  // namespace
+
 BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   require_algorithm(s.algorithm);
   s.problem.validate();
-  if (pass == Pass::fwdbwd) throw InputError("bench times one pass at a time (--pass fwd or --pass bwd)");
   if (o.iters < 1 || o.warmup < 0) throw InputError("bench needs --iters >= 1 and --warmup >= 0");
+  if (o.per_kernel && !is_standard(s.algorithm))
+    throw InputError("--per-kernel times the kernels of standard and standard-eager (got --algo " + s.algorithm + ")");
   const Problem& pr = s.problem;
-  const bool backward = pass == Pass::bwd;
-  const Blocks blocks = default_blocks(s, pass);
+  const bool forward = has_forward(pass), backward = has_backward(pass);
+  const Blocks blocks = default_blocks(s, backward ? Pass::bwd : Pass::fwd);
   const auto mask = block_mask(s, blocks);
   const kernels::DeviceInfo dev = kernels::current_device();
 
   const Inputs in = make_inputs(s, backward, false);
   DeviceBuffer<std::uint8_t> d_mask(mask ? mask->active.size() : 0);
   if (mask) d_mask.upload(mask->active);
-  const kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
-  const kernels::AttentionConfig fwd_cfg =
+  kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
+  kernels::AttentionConfig fwd_cfg =
       make_config(s, forward_blocks(s, pass, blocks, mask.has_value()), mask ? d_mask.get() : nullptr);
 
   // Rotate over enough input/output sets that the data of one run is evicted
@@ -355,17 +407,37 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   CudaStream stream;
   for (auto& ws : sets) {
     upload(ws, in);
-    if (backward) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());  // O, L for the backward
+    if (pass == Pass::bwd) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());  // O, P for the backward
   }
   stream.synchronize();
 
+  // Per-kernel timing: an event after every launch of the timed runs.
+  std::vector<KernelTiming> kernel_times = o.per_kernel ? traced_kernels(s, pass, blocks) : std::vector<KernelTiming>{};
+  std::vector<std::vector<CudaEvent>> marks;
+  std::vector<std::string> launched;
+  int timed_run = -1;  // the timed run being launched, -1 during warm-up
+  size_t next_mark = 0;
+  if (o.per_kernel) {
+    for (int it = 0; it < o.iters; ++it) marks.emplace_back(kernel_times.size());
+    const auto mark = [&](const schedule::KernelPlan& k) {
+      if (timed_run < 0) return;
+      if (timed_run == 0) launched.push_back(k.name);
+      if (next_mark < kernel_times.size()) marks[static_cast<size_t>(timed_run)][next_mark].record(stream.get());
+      ++next_mark;
+    };
+    cfg.after_launch = mark;
+    fwd_cfg.after_launch = mark;
+  }
+
   const auto run = [&](Workspace& ws) {
+    if (forward) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());
     if (backward) run_backward(s.algorithm, cfg, ws.backward(), stream.get());
-    else run_forward(s.algorithm, cfg, ws.forward(), stream.get());
   };
   for (int w = 0; w < o.warmup; ++w) run(sets[static_cast<size_t>(w) % sets.size()]);
   std::vector<CudaEvent> start(static_cast<size_t>(o.iters)), stop(static_cast<size_t>(o.iters));
   for (int it = 0; it < o.iters; ++it) {
+    timed_run = it;
+    next_mark = 0;
     start[static_cast<size_t>(it)].record(stream.get());
     run(sets[static_cast<size_t>(o.warmup + it) % sets.size()]);
     stop[static_cast<size_t>(it)].record(stream.get());
@@ -379,14 +451,15 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   r.set_bytes = set_bytes;
   for (int it = 0; it < o.iters; ++it)
     r.ms.push_back(stop[static_cast<size_t>(it)].ms_since(start[static_cast<size_t>(it)]));
-  std::vector<double> sorted = r.ms;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  r.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  r.min_ms = sorted.front();
-  r.max_ms = sorted.back();
+  r.median_ms = median_of(r.ms);
+  r.min_ms = *std::min_element(r.ms.begin(), r.ms.end());
+  r.max_ms = *std::max_element(r.ms.begin(), r.ms.end());
   r.flops = attention_flops(pr, pass);
   r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
+  if (o.per_kernel) {
+    fill_kernel_times(kernel_times, launched, start, marks);
+    r.kernels = std::move(kernel_times);
+  }
   return r;
 }
 

@@ -63,6 +63,17 @@ struct BenchOptions {
   int iters = 30;
   double l2_multiple = 4.0;  // rotate input sets until they exceed this many L2s
   int max_sets = 64;
+  // Standard attention: also time each kernel of the plan (a CUDA event
+  // after every launch).
+  bool per_kernel = false;
+};
+// One kernel of a per-kernel bench: its time (median and minimum over the
+// timed runs) beside what its trace counts (sim/count), the bytes between
+// shared and global memory and the tensor-core FLOPs.
+struct KernelTiming {
+  std::string name;
+  double median_ms = 0, min_ms = 0;
+  i64 read_bytes = 0, write_bytes = 0, tensor_flops = 0;
 };
 struct BenchResult {
   Blocks blocks;
@@ -73,9 +84,11 @@ struct BenchResult {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double flops = 0;  // counted FLOPs (see attention_flops)
   double tflops = 0; // flops / median
+  std::vector<KernelTiming> kernels;  // per_kernel only, in launch order
 };
 // 4 B H Nq Nk d forward (halved when causal), 2.5x that for backward.
 double attention_flops(const workload::Problem& p, workload::Pass pass);
+// fwd, bwd (its forward runs untimed first), or fwdbwd (both, timed together).
 BenchResult bench(const RunSpec& s, workload::Pass pass, const BenchOptions& o);
 
 }  // namespace iosim::harness

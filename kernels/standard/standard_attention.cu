@@ -20,6 +20,7 @@
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/standard.h"
 #include "kernels/standard/standard_gemm.h"
+#include "kernels/standard/tensor_map.h"
 #include "kernels/standard/tile_mma.cuh"
 
 namespace iosim::kernels {
@@ -27,8 +28,7 @@ namespace {
 
 using detail::DTypeOps;
 using detail::GemmLaunch;
-using detail::GemmOperand;
-using detail::GemmOutput;
+using detail::TensorMap;
 using u16 = std::uint16_t;
 
 constexpr int kSoftmaxThreads = static_cast<int>(schedule::RowSoftmaxSchedule::kThreads);
@@ -209,46 +209,12 @@ void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward
                            " threads per row");
 }
 
-// ---------------------------------------------------------------------------
-// Operands: the plan names each GEMM's tensors; these say where they live.
-
-// S, P, dP, dS: [batch][heads][seq_q][seq_k], contiguous.
-Strides score_strides(const workload::Problem& p) {
-  return {p.heads * p.seq_q * p.seq_k, p.seq_q * p.seq_k, p.seq_k};
-}
-
-// Where each tensor of the plan lives: its pointer and strides.
-struct TensorMap {
-  std::array<const void*, schedule::kTensorCount> ptr{};
-  std::array<Strides, schedule::kTensorCount> strides{};
-  GemmOperand operand(const schedule::GemmOperand& o) const {
-    const Strides& st = strides[static_cast<size_t>(o.tensor)];
-    return {ptr[static_cast<size_t>(o.tensor)], st.batch, st.head, st.row, o.head_mul, o.head_div, o.k_contiguous};
-  }
-  GemmOutput output(schedule::TensorId t) const {
-    const Strides& st = strides[static_cast<size_t>(t)];
-    return {const_cast<void*>(ptr[static_cast<size_t>(t)]), st.batch, st.head, st.row};
-  }
-};
-
-// Q, O, dO, dQ on the query side; K, V, dK, dV on the key side; S, P, dP, dS
-// as [batch][heads][seq_q][seq_k].
-TensorMap tensor_map(const workload::Problem& p) {
-  TensorMap m;
-  const Strides q = strides_for(p, p.heads, p.seq_q), kv = strides_for(p, p.kv_heads, p.seq_k), sc = score_strides(p);
-  using schedule::TensorId;
-  for (TensorId t : {TensorId::Q, TensorId::O, TensorId::dO, TensorId::dQ}) m.strides[static_cast<size_t>(t)] = q;
-  for (TensorId t : {TensorId::K, TensorId::V, TensorId::dK, TensorId::dV}) m.strides[static_cast<size_t>(t)] = kv;
-  for (TensorId t : {TensorId::S, TensorId::P, TensorId::dP, TensorId::dS}) m.strides[static_cast<size_t>(t)] = sc;
-  return m;
-}
-
 // Launches the plan's kernels in order: each GEMM with its operands, each
 // row softmax with its schedule and mask.
 void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const TensorMap& tensors, cudaStream_t stream) {
   using schedule::KernelKind;
   using schedule::TensorId;
-  const auto ptr = [&](TensorId t) { return tensors.ptr[static_cast<size_t>(t)]; };
+  const auto ptr = [&](TensorId t) { return tensors.at(t); };
   for (const schedule::KernelPlan& k : plan.kernels) {
     switch (k.kind) {
       case KernelKind::gemm: {
@@ -269,6 +235,7 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
       }
       default: throw std::logic_error("standard attention: unexpected kernel " + k.name);
     }
+    if (c.after_launch) c.after_launch(k);
   }
 }
 
@@ -300,11 +267,11 @@ void standard_forward_with_limit(const AttentionConfig& c, const ForwardBuffers&
   for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.o, "o"}, {b.s, "s"}, {b.p, "p"}})
     detail::require_pointer(ptr, algo, name);
   using schedule::TensorId;
-  TensorMap tensors = tensor_map(c.problem);
+  TensorMap tensors = detail::tensor_map(c.problem);
   for (auto [t, ptr] : {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v},
                         {TensorId::O, static_cast<const void*>(b.o)}, {TensorId::S, static_cast<const void*>(b.s)},
                         {TensorId::P, static_cast<const void*>(b.p)}})
-    tensors.ptr[static_cast<size_t>(t)] = ptr;
+    tensors.set(t, ptr);
   run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::fwd, softmax_sram_limit_bytes), tensors, stream);
 }
 
@@ -318,13 +285,13 @@ void standard_backward_with_limit(const AttentionConfig& c, const BackwardBuffer
                            {b.dp, "dp"}, {b.ds, "ds"}})
     detail::require_pointer(ptr, algo, name);
   using schedule::TensorId;
-  TensorMap tensors = tensor_map(c.problem);
+  TensorMap tensors = detail::tensor_map(c.problem);
   for (auto [t, ptr] :
        {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::dO, b.d_o},
         {TensorId::P, b.p}, {TensorId::dQ, static_cast<const void*>(b.dq)}, {TensorId::dK, static_cast<const void*>(b.dk)},
         {TensorId::dV, static_cast<const void*>(b.dv)}, {TensorId::dP, static_cast<const void*>(b.dp)},
         {TensorId::dS, static_cast<const void*>(b.ds)}})
-    tensors.ptr[static_cast<size_t>(t)] = ptr;
+    tensors.set(t, ptr);
   run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::bwd, softmax_sram_limit_bytes), tensors, stream);
 }
 

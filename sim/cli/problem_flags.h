@@ -20,6 +20,7 @@ struct ProblemFlagsHelp {
   std::string algorithms =
       "standard | standard-eager (GPT-2's eager PyTorch attention: + scale, mask, dropout kernels; simulation only) | "
       "fa1 | fa2 | fa1-swapped (forward-only teaching variant)";
+  std::string default_algorithm = "fa2";  // what --algo's help names as the default
   std::string passes = "fwd | bwd | fwdbwd";
   std::string dtypes = "fp16 | bf16 | fp32";
   std::string default_tiling = "paper's rule";
