@@ -44,7 +44,7 @@ if [ "$quick" = "--standard" ]; then
   for shape in $shapes; do
     IFS=x read -r b h n d <<< "$shape"
     problem="--batch $b --heads $h --seq $n --head-dim $d --layout bhsd"
-    for algo in standard; do
+    for algo in standard standard-eager; do
       for pass in fwd fwdbwd; do
         "$bin" bench --algo $algo --pass $pass $problem --per-kernel $timing --json >> "$ours" ||
           echo "iosim-kernels bench $algo $pass $shape failed" >&2

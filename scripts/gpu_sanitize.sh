@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck and racecheck on a small configuration of every
-# kernel the harness runs (FlashAttention-2, FlashAttention-1 and standard
-# attention; forward, and backward after its forward), on the GPU machine.
+# kernel the harness runs (FlashAttention-2, FlashAttention-1, standard
+# attention and standard-eager; forward, and backward after its forward), on
+# the GPU machine.
 #   scripts/gpu_sanitize.sh BIN REPORT.md
 # BIN is the iosim-kernels executable. Each run is `iosim-kernels check` under
 # the tool with --error-exitcode; the report lists each run's result and
@@ -23,6 +24,9 @@ configs=(
   "standard fwd d64 fp16|--algo standard --pass fwd --head-dim 64 $small"
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
+  "standard-eager fwd d64 element path|--algo standard-eager --pass fwd --head-dim 64 $small"
+  "standard-eager bwd d64 element path|--algo standard-eager --pass bwd --head-dim 64 $small"
+  "standard-eager bwd d64 vector path, 1 row per CTA|--algo standard-eager --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 72 --seq-k 1104 --causal --dtype bf16"
 )
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 {
