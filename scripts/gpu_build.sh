@@ -23,8 +23,9 @@ rm -rf "$stage" "$carry"
 mkdir -p "$stage/obj" "$carry"
 cp "$build"/kernels/iosim-kernels "$stage/"
 cp "$build"/sim/iosim "$stage/"  # the CLI with `iosim calibrate` (linked with the CUDA library here)
+cp "$build"/kernels/iosim-peer "$stage/"  # cuBLAS and copy-bandwidth peers (experiments/bench_attention.sh --standard)
 find "$build"/tests/gpu -maxdepth 1 -name 'test_gpu_*' -type f -executable -exec cp {} "$stage/" \;
-strip "$stage"/iosim-kernels "$stage"/iosim "$stage"/test_gpu_*  # host symbols only; device code keeps its line info
+strip "$stage"/iosim-kernels "$stage"/iosim "$stage"/iosim-peer "$stage"/test_gpu_*  # host symbols only; device code keeps its line info
 # The fp16 FA2 objects, for cuobjdump -sass on the GPU machine (no cuobjdump here).
 cp "$build"/kernels/CMakeFiles/iosim_kernels.dir/fa2/fa2_{fwd,bwd}_fp16_d{64,128}.cu.o "$stage/obj/"
 # The compiler's register/spill report per kernel (from -Xptxas -v; scripts/ptxas_log.sh

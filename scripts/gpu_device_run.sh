@@ -2,7 +2,7 @@
 # The one command a device call runs (see kernels/README.md): GPU tests,
 # compute-sanitizer, the benchmark against PyTorch, and Nsight Compute on the
 # main kernels; everything lands under $OUT (results.tar.gz plus the tables).
-#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|sweep|fwdsweep|ncu|sass|calibrate ...]
+#   scripts/gpu_device_run.sh BINS [tests|sanitize|bench|quickbench|stdbench|sweep|fwdsweep|ncu|sass|calibrate ...]
 # BINS is build-gpu-carry/bins.tar.xz from scripts/gpu_build.sh (iosim-kernels,
 # iosim and the test_gpu_* executables) or a folder holding them. With no step
 # names: tests sanitize bench ncu.
@@ -53,6 +53,10 @@ for step in $steps; do
     quickbench)
       experiments/bench_attention.sh "$bindir/iosim-kernels" "$r" --quick > "$r/bench.log" 2>&1
       echo "bench exit $?"; cat "$r"/*attention-bench.md 2>/dev/null | tail -14 ;;
+    stdbench)
+      # Standard attention against cuBLAS, the DRAM copy and eager PyTorch (issue 11; a few minutes).
+      experiments/bench_attention.sh "$bindir/iosim-kernels" "$r" --standard > "$r/stdbench.log" 2>&1
+      echo "stdbench exit $?"; grep -i "failed\|error" "$r/stdbench.log" | head -10; cat "$r"/*standard-bench.md 2>/dev/null ;;
     sweep)
       # Tile sweep at N=4096 (B=4, H*d=2048, fp16, non-causal and causal): which compiled tile is fastest.
       for spec in "fwd 64 128x128 128x64 64x128 64x64 256x64 256x128 128x32" \
@@ -132,5 +136,5 @@ PY
   echo "[step $step: $(( $(date +%s) - t0 )) s]"
 done
 tar czf "$out/results.tar.gz" -C "$out" r
-cp "$r"/*attention-bench.md "$r"/sanitize.md "$out/" 2>/dev/null
+cp "$r"/*attention-bench.md "$r"/*standard-bench.md "$r"/sanitize.md "$out/" 2>/dev/null
 ls -la "$out"

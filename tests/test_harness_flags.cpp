@@ -166,7 +166,17 @@ BOOST_AUTO_TEST_CASE(bad_problem_flags_give_the_clis_message) {
 BOOST_AUTO_TEST_CASE(simulator_only_algorithm_is_refused_by_the_harness_naming_the_kernels) {
   const std::string e = error_of([] { harness_parse("check", split("--algo fa1-swapped --head-dim 64 --seq 128")); });
   BOOST_TEST(e.find("fa1-swapped") != std::string::npos, e);
-  BOOST_TEST(e.find("standard, fa1, fa2") != std::string::npos, e);
+  BOOST_TEST(e.find("standard, standard-eager, fa1, fa2") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(dropout_is_standard_eagers_and_a_probability_below_one) {
+  const auto run = harness_parse("check", split("--algo standard-eager --head-dim 64 --seq 128 --dropout 0.25"));
+  BOOST_TEST(run.spec.dropout == 0.25);
+  BOOST_TEST(harness_parse("check", split("--algo standard-eager --head-dim 64 --seq 128")).spec.dropout == 0.1);
+  for (const char* bad : {"--algo standard-eager --head-dim 64 --seq 128 --dropout 1",
+                          "--algo standard-eager --head-dim 64 --seq 128 --dropout -0.1",
+                          "--algo standard --head-dim 64 --seq 128 --dropout 0.1"})
+    BOOST_TEST(error_of([&] { harness_parse("check", split(bad)); }).find("--dropout") != std::string::npos, bad);
 }
 
 BOOST_AUTO_TEST_CASE(harness_flags_are_the_commands_own) {

@@ -118,13 +118,16 @@ BOOST_AUTO_TEST_CASE(a_tiling_without_a_kernel_says_why) {
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::bwd, problem(64), 256, 256), "not in fa2's backward menu at d=64"));
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::fwd, problem(64, workload::DType::fp32), 64, 64), "not fp32"));
   BOOST_TEST(contains(reason(Algorithm::fa1_swapped, Pass::fwd, problem(64), 64, 64), "teaching variant"));
-  BOOST_TEST(contains(reason(Algorithm::standard_eager, Pass::fwd, problem(64), 128, 128), "simulation-only"));
+  BOOST_TEST(contains(reason(Algorithm::standard_eager, Pass::fwd, problem(12), 128, 128), "multiple of 8"));
   BOOST_TEST(contains(reason(Algorithm::standard, Pass::fwd, problem(12), 128, 128), "multiple of 8"));
   BOOST_TEST(contains(reason(Algorithm::standard, Pass::fwd, problem(64), 128, 128, {96, 96, 32}), "96x96x32"));
   const auto ok = trace::kernel_availability(problem(64), Algorithm::fa2, Pass::fwdbwd, 128, 128, {});
   BOOST_TEST((ok.full && ok.ci));
   const auto full_only = trace::kernel_availability(problem(64), Algorithm::fa2, Pass::fwd, 64, 64, {});
   BOOST_TEST((full_only.full && !full_only.ci));
+  // standard-eager runs on standard's GEMM tiles (its elementwise kernels have none).
+  const auto eager = trace::kernel_availability(problem(64), Algorithm::standard_eager, Pass::fwdbwd, 128, 128, {});
+  BOOST_TEST((eager.full && eager.ci));
 }
 
 // For every shipped profile and pass, the nearest tile to the paper's rule is

@@ -142,8 +142,8 @@ bool has_nan(const HeadTensor& t) {
 }
 
 // sum(dO o O): its gradient with respect to Q, K, V is what the backward pass returns.
-double loss(const Problem& p, const AttentionInputs& in, const ReferenceMask& mask) {
-  const ForwardResult f = reference_forward(p, in, mask);
+double loss(const Problem& p, const AttentionInputs& in, const ReferenceMask& mask, const iosim::DropoutRule& drop = {}) {
+  const ForwardResult f = reference_forward(p, in, mask, drop);
   double sum = 0.0;
   for (size_t s = 0; s < f.o.size(); ++s)
     for (size_t e = 0; e < f.o[s].values.size(); ++e) sum += f.o[s].values[e] * in.d_o[s].values[e];
@@ -187,32 +187,69 @@ BOOST_AUTO_TEST_CASE(reference_row_with_one_visible_key_returns_that_value_row) 
 
 BOOST_AUTO_TEST_CASE(reference_gradients_match_central_differences) {
   // GQA (2 query heads on 1 KV head), causal with seq_q > seq_k, and a block
-  // mask: every rule the backward pass must respect.
+  // mask: every rule the backward pass must respect; without and with
+  // standard-eager's dropout (its mask depends on the positions alone).
   Problem p = make_problem(1, 2, 1, 11, 7, 4, true);
   ReferenceMask mask;
   mask.block_m = 4;
   mask.block_n = 4;
   mask.blocks = {3, 2, {1, 1, 1, 0, 0, 1}};
-  AttentionInputs in = random_inputs(p, 11);
-  const GradResult g = reference_backward(p, in, mask);
-  const double h = 1e-6;
-  auto check = [&](HeadTensor& t, const HeadTensor& grad, const char* name) {
-    for (size_t s = 0; s < t.size(); ++s)
-      for (size_t e = 0; e < t[s].values.size(); ++e) {
-        const double keep = t[s].values[e];
-        t[s].values[e] = keep + h;
-        const double up = loss(p, in, mask);
-        t[s].values[e] = keep - h;
-        const double down = loss(p, in, mask);
-        t[s].values[e] = keep;
-        BOOST_TEST_CONTEXT(name << " slice " << s << " element " << e) {
-          BOOST_TEST(std::abs((up - down) / (2 * h) - grad[s].values[e]) < 1e-7);
+  for (const iosim::DropoutRule drop : {iosim::DropoutRule{}, iosim::DropoutRule{0.3, 5}}) {
+    AttentionInputs in = random_inputs(p, 11);
+    const GradResult g = reference_backward(p, in, mask, drop);
+    const double h = 1e-6;
+    auto check = [&](HeadTensor& t, const HeadTensor& grad, const char* name) {
+      for (size_t s = 0; s < t.size(); ++s)
+        for (size_t e = 0; e < t[s].values.size(); ++e) {
+          const double keep = t[s].values[e];
+          t[s].values[e] = keep + h;
+          const double up = loss(p, in, mask, drop);
+          t[s].values[e] = keep - h;
+          const double down = loss(p, in, mask, drop);
+          t[s].values[e] = keep;
+          BOOST_TEST_CONTEXT(name << " slice " << s << " element " << e << " dropout " << drop.p) {
+            BOOST_TEST(std::abs((up - down) / (2 * h) - grad[s].values[e]) < 1e-7);
+          }
         }
+    };
+    check(in.q, g.dq, "dQ");
+    check(in.k, g.dk, "dK");
+    check(in.v, g.dv, "dV");
+  }
+}
+
+// Dropout replaces P by P o Z / (1 - p): O's row r is then the kept keys'
+// weights, scaled by 1 / (1 - p), times V; p = 0 changes nothing.
+BOOST_AUTO_TEST_CASE(reference_dropout_scales_the_kept_probabilities) {
+  const Problem p = make_problem(1, 2, 2, 6, 5, 4, false);
+  const AttentionInputs in = random_inputs(p, 12);
+  const iosim::DropoutRule drop{0.4, 9};
+  const ForwardResult plain = reference_forward(p, in), none = reference_forward(p, in, {}, {0.0, 9});
+  const ForwardResult dropped = reference_forward(p, in, {}, drop);
+  BOOST_TEST(plain.o[1].values == none.o[1].values, boost::test_tools::per_element());
+  const double scale = 1.0 / std::sqrt(4.0);
+  i64 kept = 0;
+  for (i64 r = 0; r < p.seq_q; ++r) {
+    // Row r of head 1 by hand: softmax weights from the scores, kept ones scaled.
+    std::vector<double> w(static_cast<size_t>(p.seq_k));
+    double sum = 0;
+    for (i64 c = 0; c < p.seq_k; ++c) {
+      double s = 0;
+      for (i64 x = 0; x < p.head_dim; ++x) s += in.q[1](r, x) * in.k[1](c, x);
+      sum += w[static_cast<size_t>(c)] = std::exp(scale * s);
+    }
+    for (i64 x = 0; x < p.head_dim; ++x) {
+      double o = 0;
+      for (i64 c = 0; c < p.seq_k; ++c) {
+        const bool keep = drop.keeps(((0 * p.heads + 1) * p.seq_q + r) * p.seq_k + c);
+        kept += x == 0 && keep;
+        o += keep ? w[static_cast<size_t>(c)] / sum / (1.0 - drop.p) * in.v[1](c, x) : 0.0;
       }
-  };
-  check(in.q, g.dq, "dQ");
-  check(in.k, g.dk, "dK");
-  check(in.v, g.dv, "dV");
+      BOOST_TEST(dropped.o[1](r, x) == o, boost::test_tools::tolerance(1e-12));
+    }
+  }
+  BOOST_TEST((kept > 0 && kept < p.seq_q * p.seq_k));  // the case drops some keys and keeps some
+  BOOST_CHECK_THROW(reference_forward(p, in, {}, {1.0, 9}), iosim::InputError);
 }
 
 BOOST_AUTO_TEST_CASE(reference_rows_without_visible_keys_output_zero) {

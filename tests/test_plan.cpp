@@ -100,6 +100,32 @@ BOOST_AUTO_TEST_CASE(kernel_lists_follow_each_algorithm) {
 // The CTA each kernel launches: threads from the kernels' warp rules, shared
 // memory with the kernels' row padding (FA1, GEMM), which the kernel traits
 // static_assert against the same functions.
+// standard-eager's elementwise kernels say what they compute (the CUDA kernels
+// dispatch on it), and its softmax is GPT-2's plain one: the scale and the
+// mask have kernels of their own, so it neither scales nor masks.
+BOOST_AUTO_TEST_CASE(eager_kernels_name_their_operation_and_its_softmax_neither_scales_nor_masks) {
+  using Op = schedule::ElementwiseOp;
+  const PlanTiling t{64, 64, {128, 128, 32}, 48 * 1024};
+  const auto eager = make_plan(problem(300, 300, 64, true), Algorithm::standard_eager, Pass::fwdbwd, t);
+  std::vector<int> ops;  // as integers, for Boost.Test's messages
+  for (const auto& k : eager.kernels) {
+    if (k.kind == KernelKind::elementwise) ops.push_back(static_cast<int>(k.as<schedule::ElementwisePlan>().op));
+    if (k.kind == KernelKind::softmax_fwd || k.kind == KernelKind::softmax_bwd) {
+      const auto& sp = k.as<schedule::SoftmaxPlan>();
+      BOOST_TEST((!sp.applies_scale && !sp.tiles.causal && sp.tiles.mask.active == nullptr), k.name);
+    }
+  }
+  std::vector<int> expected;
+  for (Op op : {Op::scale, Op::mask_fill, Op::dropout, Op::dropout_bwd, Op::mask_zero, Op::scale})
+    expected.push_back(static_cast<int>(op));
+  BOOST_TEST(ops == expected, boost::test_tools::per_element());
+  for (const auto& k : make_plan(problem(300, 300, 64, true), Algorithm::standard, Pass::fwdbwd, t).kernels)
+    if (k.kind == KernelKind::softmax_fwd || k.kind == KernelKind::softmax_bwd) {
+      const auto& sp = k.as<schedule::SoftmaxPlan>();
+      BOOST_TEST((sp.applies_scale && sp.tiles.causal), k.name);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   const Problem p = problem(1024, 1024, 128, false);
   const PlanTiling t{128, 64, {128, 128, 32}, 100 * 1024};

@@ -53,8 +53,8 @@ std::string menu_entry(i64 head_dim, i64 block_m, i64 block_n, workload::DType d
 std::vector<std::string> compiled_menu(const std::string& algorithm) {
   if (algorithm == "fa2") return fa2_compiled_menu();
   if (algorithm == "fa1") return fa1_compiled_menu();
-  if (algorithm == "standard") return standard_compiled_menu();
-  throw InputError("compiled_menu: unknown algorithm '" + algorithm + "' (valid: standard, fa1, fa2)");
+  if (algorithm == "standard" || algorithm == "standard-eager") return standard_compiled_menu();
+  throw InputError("compiled_menu: unknown algorithm '" + algorithm + "' (valid: standard, standard-eager, fa1, fa2)");
 }
 
 }  // namespace iosim::kernels

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,7 +36,12 @@ struct AttentionConfig {
   schedule::GemmSchedule gemm_tiles{};  // standard attention only: tile_m/n/k used
   const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
   float softmax_scale = 0;          // 0 = 1/sqrt(d)
+  double dropout_p = 0;             // standard-eager: attention dropout probability, in [0, 1)
+  std::uint64_t dropout_seed = 0;   // standard-eager: the Philox key (sim/common/philox.h)
   schedule::StepLog step_log{};     // tests: where the main kernel records its CTAs' steps
+  // Standard attention: called after each kernel of the plan is launched (the
+  // harness records a CUDA event there to time the kernels one by one).
+  std::function<void(const schedule::KernelPlan&)> after_launch;
   // The tile grid the schedules iterate, with d_block_mask as its mask.
   schedule::AttentionTiles tiles() const;
   // The pass's plan (sim/schedule/plan.h) with the device mask: the kernels
@@ -56,6 +62,9 @@ struct ForwardBuffers {
   float* m = nullptr;    // FA1: row maxima
   void* s = nullptr;     // standard: S = Q K^T
   void* p = nullptr;     // standard: P = softmax(scale * S)
+  void* pd = nullptr;    // standard-eager: P after dropout
+  std::uint8_t* z = nullptr;           // standard-eager: dropout's keep mask, 1 byte per element
+  const std::uint8_t* mask = nullptr;  // standard-eager: [seq_q][seq_k] visibility (standard_eager_fill_mask)
 };
 
 struct BackwardBuffers {
@@ -75,6 +84,9 @@ struct BackwardBuffers {
   float* d = nullptr;          // FA2 scratch: D = rowsum(dO * O)
   void* dp = nullptr;          // standard scratch
   void* ds = nullptr;          // standard scratch
+  const void* pd = nullptr;    // standard-eager (saved by the forward pass)
+  const std::uint8_t* z = nullptr;     // standard-eager (saved by the forward pass)
+  const std::uint8_t* mask = nullptr;  // standard-eager, as in ForwardBuffers
 };
 
 // Thrown when a (head_dim, block_m, block_n, dtype) combination has no
@@ -90,6 +102,14 @@ void fa1_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
 void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
 void standard_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+// standard-eager: GPT-2's eager attention (schedule::make_plan's standard-eager
+// plan): scale, mask (when causal or block-sparse), softmax and dropout as
+// kernels of their own over the N x N matrices, the GEMMs of standard.
+void standard_eager_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
+void standard_eager_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+// Builds standard-eager's mask buffer ([seq_q][seq_k] bytes, 1 where the causal
+// rule and c's block mask let row r see key c), as a model does once.
+void standard_eager_fill_mask(const AttentionConfig& c, std::uint8_t* mask, cudaStream_t stream);
 
 // "d=64 Br=128 Bc=128 fp16, ..." for error messages and --help.
 std::vector<std::string> compiled_menu(const std::string& algorithm);

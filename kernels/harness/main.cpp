@@ -53,6 +53,20 @@ std::string num(double x) {
   return (s == "inf" || s == "-inf" || s == "nan" || s == "-nan") ? "\"" + s + "\"" : s;
 }
 
+// The per-kernel times of a bench, with the trace's bytes and FLOPs per kernel.
+std::string kernels_json(const std::vector<iosim::harness::KernelTiming>& kernels) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const auto& k = kernels[i];
+    o << (i ? ", " : "") << "{\"name\": \"" << k.name << "\", \"median_ms\": " << num(k.median_ms)
+      << ", \"min_ms\": " << num(k.min_ms) << ", \"read_bytes\": " << k.read_bytes
+      << ", \"write_bytes\": " << k.write_bytes << ", \"tensor_flops\": " << k.tensor_flops << "}";
+  }
+  o << "]";
+  return o.str();
+}
+
 int cmd_check(const ArgParser& f) {
   const auto [spec, pass] = iosim::harness::run_from_flags(f);
   const std::string pass_name(iosim::workload::to_string(pass));
@@ -87,18 +101,25 @@ int cmd_bench(const ArgParser& f) {
   o.warmup = static_cast<int>(f.integer("warmup").value_or(o.warmup));
   o.iters = static_cast<int>(f.integer("iters").value_or(o.iters));
   o.l2_multiple = f.real("l2-multiple").value_or(o.l2_multiple);
+  o.per_kernel = f.flag("per-kernel");
   const auto r = iosim::harness::bench(spec, pass, o);
   if (f.flag("json")) {
     std::cout << "{\"command\": \"bench\", " << problem_json(spec, pass_name, r.blocks) << ", \"device\": \""
               << r.device << "\", \"median_ms\": " << num(r.median_ms) << ", \"min_ms\": " << num(r.min_ms)
               << ", \"max_ms\": " << num(r.max_ms) << ", \"flops\": " << num(r.flops)
               << ", \"tflops\": " << num(r.tflops) << ", \"iters\": " << o.iters << ", \"warmup\": " << o.warmup
-              << ", \"sets\": " << r.sets << ", \"set_bytes\": " << r.set_bytes << "}\n";
+              << ", \"sets\": " << r.sets << ", \"set_bytes\": " << r.set_bytes;
+    if (o.per_kernel) std::cout << ", \"kernels\": " << kernels_json(r.kernels);
+    std::cout << "}\n";
   } else {
     std::cout << problem_text(spec, pass_name, r.blocks) << "\n";
     std::printf("  %s: median %.4f ms (min %.4f, max %.4f over %d runs), %.1f TFLOP/s; %d buffer sets x %.1f MiB\n",
                 r.device.c_str(), r.median_ms, r.min_ms, r.max_ms, o.iters, r.tflops, r.sets,
                 static_cast<double>(r.set_bytes) / (1 << 20));
+    for (const auto& k : r.kernels)
+      std::printf("  %-20s median %.4f ms  %8.1f TFLOP/s  %8.1f GB/s (trace bytes)\n", k.name.c_str(), k.median_ms,
+                  static_cast<double>(k.tensor_flops) / (k.median_ms * 1e-3) / 1e12,
+                  static_cast<double>(k.read_bytes + k.write_bytes) / (k.median_ms * 1e-3) / 1e9);
   }
   return 0;
 }
@@ -114,7 +135,7 @@ int cmd_menu() {
 void usage(std::ostream& out) {
   out << "usage: iosim-kernels check|bench|menu [flags]\n"
          "  check  run one configuration against the double-precision reference and print the errors\n"
-         "  bench  time one pass with CUDA events (median of --iters runs, rotated inputs)\n"
+         "  bench  time a pass with CUDA events (median of --iters runs, rotated inputs)\n"
          "  menu   list the compiled kernel instantiations\n"
          "'iosim-kernels check --help' lists the flags.\n";
 }

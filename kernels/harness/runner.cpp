@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_buffer.h"
 #include "kernels/common/device_info.h"
 #include "sim/common/error.h"
+#include "sim/count/io_count.h"
 
 namespace iosim::harness {
 
@@ -23,7 +25,7 @@ using workload::Problem;
 using u16 = std::uint16_t;
 
 const std::vector<std::string>& kernel_algorithms() {
-  static const std::vector<std::string> algos{"standard", "fa1", "fa2"};
+  static const std::vector<std::string> algos{"standard", "standard-eager", "fa1", "fa2"};
   return algos;
 }
 
@@ -32,10 +34,12 @@ namespace {
 bool has_forward(Pass p) { return p != Pass::bwd; }
 bool has_backward(Pass p) { return p != Pass::fwd; }
 
+bool is_standard(const std::string& a) { return a == "standard" || a == "standard-eager"; }
+
 void require_algorithm(const std::string& a) {
   const auto& v = kernel_algorithms();
   if (std::find(v.begin(), v.end(), a) == v.end())
-    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, fa1, fa2)");
+    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, standard-eager, fa1, fa2)");
 }
 
 // ---------------------------------------------------------------------------
@@ -102,13 +106,19 @@ Sizes sizes(const Problem& p) {
 
 // Every device buffer one run of an algorithm touches.
 struct Workspace {
-  DeviceBuffer<u16> q, k, v, o, d_o, dq, dk, dv, s, p, dp, ds;
+  DeviceBuffer<u16> q, k, v, o, d_o, dq, dk, dv, s, p, dp, ds, pd;
   DeviceBuffer<float> lse, l, m, dq_accum, dvec;
+  DeviceBuffer<std::uint8_t> z, mask;  // standard-eager: dropout's keep mask, the [seq_q][seq_k] mask buffer
 
   Workspace(const std::string& algo, const Problem& pr, bool backward) {
     const Sizes n = sizes(pr);
     const auto sz = [](i64 x) { return static_cast<size_t>(x); };
-    const bool standard = algo == "standard";
+    const bool standard = is_standard(algo);
+    if (algo == "standard-eager") {
+      pd = DeviceBuffer<u16>(sz(n.nn));
+      z = DeviceBuffer<std::uint8_t>(sz(n.nn));
+      mask = DeviceBuffer<std::uint8_t>(sz(pr.seq_q * pr.seq_k));
+    }
     q = DeviceBuffer<u16>(sz(n.q));
     k = DeviceBuffer<u16>(sz(n.kv));
     v = DeviceBuffer<u16>(sz(n.kv));
@@ -135,19 +145,20 @@ struct Workspace {
   }
   i64 bytes() const {
     return static_cast<i64>(q.bytes() + k.bytes() + v.bytes() + o.bytes() + d_o.bytes() + dq.bytes() + dk.bytes() +
-                            dv.bytes() + s.bytes() + p.bytes() + dp.bytes() + ds.bytes() + lse.bytes() + l.bytes() +
-                            m.bytes() + dq_accum.bytes() + dvec.bytes());
+                            dv.bytes() + s.bytes() + p.bytes() + dp.bytes() + ds.bytes() + pd.bytes() + lse.bytes() +
+                            l.bytes() + m.bytes() + dq_accum.bytes() + dvec.bytes() + z.bytes() + mask.bytes());
   }
   kernels::ForwardBuffers forward() {
-    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get()};
+    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get(), pd.get(), z.get(), mask.get()};
   }
   kernels::BackwardBuffers backward() {
     return {q.get(),  k.get(),  v.get(),  o.get(),        d_o.get(),  lse.get(), l.get(), m.get(), p.get(),
-            dq.get(), dk.get(), dv.get(), dq_accum.get(), dvec.get(), dp.get(),  ds.get()};
+            dq.get(), dk.get(), dv.get(), dq_accum.get(), dvec.get(), dp.get(),  ds.get(), pd.get(), z.get(), mask.get()};
   }
   void poison_forward_outputs() {
-    for (auto* b : {&o, &s, &p}) b->fill_bytes(0xFF);
+    for (auto* b : {&o, &s, &p, &pd}) b->fill_bytes(0xFF);
     for (auto* b : {&lse, &l, &m}) b->fill_bytes(0xFF);
+    z.fill_bytes(0xFF);  // neither 0 nor 1: an unwritten keep flag shows in the keep-mask check
   }
   void poison_backward_outputs() {
     for (auto* b : {&dq, &dk, &dv, &dp, &ds}) b->fill_bytes(0xFF);
@@ -159,12 +170,14 @@ void run_forward(const std::string& algo, const kernels::AttentionConfig& c, con
                  cudaStream_t s) {
   if (algo == "fa2") kernels::fa2_forward(c, b, s);
   else if (algo == "fa1") kernels::fa1_forward(c, b, s);
+  else if (algo == "standard-eager") kernels::standard_eager_forward(c, b, s);
   else kernels::standard_forward(c, b, s);
 }
 void run_backward(const std::string& algo, const kernels::AttentionConfig& c, const kernels::BackwardBuffers& b,
                   cudaStream_t s) {
   if (algo == "fa2") kernels::fa2_backward(c, b, s);
   else if (algo == "fa1") kernels::fa1_backward(c, b, s);
+  else if (algo == "standard-eager") kernels::standard_eager_backward(c, b, s);
   else kernels::standard_backward(c, b, s);
 }
 
@@ -189,6 +202,10 @@ kernels::AttentionConfig make_config(const RunSpec& s, Blocks b, const std::uint
   c.gemm_tiles.tile_n = s.gemm.n;
   c.gemm_tiles.tile_k = s.gemm.k;
   c.d_block_mask = d_mask;
+  if (s.algorithm == "standard-eager") {
+    c.dropout_p = s.dropout;
+    c.dropout_seed = s.data_seed;  // seeded per run: the reference draws the same mask
+  }
   return c;
 }
 
@@ -206,11 +223,13 @@ Inputs make_inputs(const RunSpec& s, bool backward, bool keep_values) {
   if (backward) in.d_o = random_tensor(n.q, t, s.data_seed * 4 + 3, 1.0, keep_values);
   return in;
 }
-void upload(Workspace& ws, const Inputs& in) {
+// The inputs, and standard-eager's mask buffer (the model's, built once).
+void upload(Workspace& ws, const Inputs& in, const kernels::AttentionConfig& c, cudaStream_t stream) {
   ws.q.upload(in.q.bits);
   ws.k.upload(in.k.bits);
   ws.v.upload(in.v.bits);
   if (!in.d_o.bits.empty()) ws.d_o.upload(in.d_o.bits);
+  if (ws.mask.get() != nullptr) kernels::standard_eager_fill_mask(c, ws.mask.get(), stream);
 }
 
 numerics::HeadTensor query_side(const std::vector<float>& flat, const Problem& p) {
@@ -221,6 +240,27 @@ numerics::HeadTensor key_side(const std::vector<float>& flat, const Problem& p) 
 }
 numerics::HeadTensor stats(const std::vector<float>& flat, const Problem& p) {
   return numerics::from_flat(flat, p.batch, p.heads, p.seq_q, 1, workload::Layout::bhsd);
+}
+
+// standard-eager's keep mask Z against the dropout rule at each flat element
+// (the reference's): max |Z - rule| over the elements (0 when they agree; the
+// poison byte 0xFF left by an unwritten element gives 254 or 255), and the
+// fraction of elements kept.
+struct KeepMaskCheck {
+  numerics::ErrorNorms norms;
+  double keep_fraction = 0;
+};
+KeepMaskCheck check_keep_mask(const std::vector<std::uint8_t>& z, const DropoutRule& rule) {
+  KeepMaskCheck r;
+  i64 kept = 0;
+  for (size_t e = 0; e < z.size(); ++e) {
+    const int ref = rule.keeps(static_cast<i64>(e)) ? 1 : 0;
+    r.norms.max_abs_ref = std::max(r.norms.max_abs_ref, static_cast<double>(ref));
+    r.norms.max_abs_error = std::max(r.norms.max_abs_error, static_cast<double>(std::abs(z[e] - ref)));
+    kept += z[e] == 1;
+  }
+  r.keep_fraction = z.empty() ? 0 : static_cast<double>(kept) / static_cast<double>(z.size());
+  return r;
 }
 
 // FlashAttention-1 keeps l and m (of the scaled scores); L = m + log(l).
@@ -244,7 +284,7 @@ Blocks default_blocks(const RunSpec& s, Pass pass) {
     if (pass == Pass::bwd) return d64 ? Blocks{128, 128} : Blocks{64, 128};
     return d64 ? Blocks{128, 128} : Blocks{128, 64};
   }
-  if (s.algorithm == "standard") return {s.gemm.m, s.gemm.n};
+  if (is_standard(s.algorithm)) return {s.gemm.m, s.gemm.n};
   return {64, 64};
 }
 
@@ -273,12 +313,13 @@ CheckResult check(const RunSpec& s, Pass pass) {
 
   const Inputs in = make_inputs(s, backward, true);
   Workspace ws(s.algorithm, pr, backward);
-  upload(ws, in);
   DeviceBuffer<std::uint8_t> d_mask(mask ? mask->active.size() : 0);
   if (mask) d_mask.upload(mask->active);
   const kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
   const kernels::AttentionConfig fwd_cfg = make_config(s, fwd_blocks, mask ? d_mask.get() : nullptr);
   CudaStream stream;
+  upload(ws, in, fwd_cfg, stream.get());
+  const DropoutRule dropout{cfg.dropout_p, cfg.dropout_seed};
 
   numerics::AttentionInputs ref_in{query_side(in.q.values, pr), key_side(in.k.values, pr),
                                    key_side(in.v.values, pr), {}};
@@ -291,8 +332,13 @@ CheckResult check(const RunSpec& s, Pass pass) {
   ws.poison_forward_outputs();
   run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());
   stream.synchronize();
+  if (ws.z.get() != nullptr) {
+    const KeepMaskCheck z = check_keep_mask(ws.z.download(), dropout);
+    result.errors.push_back({"Z", z.norms});
+    result.keep_fraction = z.keep_fraction;
+  }
   if (has_forward(pass)) {
-    const numerics::ForwardResult ref = numerics::reference_forward(pr, ref_in, ref_mask);
+    const numerics::ForwardResult ref = numerics::reference_forward(pr, ref_in, ref_mask, dropout);
     result.errors.push_back({"O", numerics::compare(query_side(to_floats(ws.o.download(), pr.dtype), pr), ref.o)});
     if (s.algorithm == "fa2") {
       result.errors.push_back({"L", numerics::compare(stats(ws.lse.download(), pr), ref.lse)});
@@ -304,7 +350,7 @@ CheckResult check(const RunSpec& s, Pass pass) {
     ws.poison_backward_outputs();
     run_backward(s.algorithm, cfg, ws.backward(), stream.get());
     stream.synchronize();
-    const numerics::GradResult ref = numerics::reference_backward(pr, ref_in, ref_mask);
+    const numerics::GradResult ref = numerics::reference_backward(pr, ref_in, ref_mask, dropout);
     result.errors.push_back({"dQ", numerics::compare(query_side(to_floats(ws.dq.download(), pr.dtype), pr), ref.dq)});
     result.errors.push_back({"dK", numerics::compare(key_side(to_floats(ws.dk.download(), pr.dtype), pr), ref.dk)});
     result.errors.push_back({"dV", numerics::compare(key_side(to_floats(ws.dv.download(), pr.dtype), pr), ref.dv)});
@@ -322,22 +368,70 @@ double attention_flops(const Problem& p, Pass pass) {
   return total;
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// What the trace counts for each kernel of the pass, in launch order.
+std::vector<KernelTiming> traced_kernels(const RunSpec& s, Pass pass, Blocks blocks) {
+  trace::TraceOptions t;
+  t.algorithm = workload::parse_algorithm(s.algorithm);
+  t.pass = pass;
+  t.block_m = blocks.m;
+  t.block_n = blocks.n;
+  t.gemm = s.gemm;
+  t.sram_limit_bytes = kernels::launch_limits().smem_per_block_optin;  // the row softmax's budget, as launched
+  const trace::AlgorithmTrace run = trace::build_trace(s.problem, t);
+  std::vector<KernelTiming> out;
+  for (const auto& k : run.kernels) {
+    const count::KernelCount c = count::count_kernel(*k.kernel, *run.tensors);
+    out.push_back({c.name, 0, 0, c.io.read_bytes, c.io.write_bytes, c.io.tensor_flops});
+  }
+  return out;
+}
+
+// Per-kernel times from the events recorded after each launch: kernel k of
+// run it took marks[it][k] - marks[it][k - 1] (the run's start for k = 0).
+void fill_kernel_times(std::vector<KernelTiming>& kernels, const std::vector<std::string>& launched,
+                       const std::vector<CudaEvent>& start, const std::vector<std::vector<CudaEvent>>& marks) {
+  if (launched.size() != kernels.size())
+    throw std::logic_error("bench: " + std::to_string(launched.size()) + " kernels launched, the trace has " +
+                           std::to_string(kernels.size()));
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (launched[k] != kernels[k].name)
+      throw std::logic_error("bench: kernel " + std::to_string(k) + " launched as " + launched[k] +
+                             ", the trace's is " + kernels[k].name);
+    std::vector<double> ms;
+    for (size_t it = 0; it < marks.size(); ++it)
+      ms.push_back(marks[it][k].ms_since(k == 0 ? start[it] : marks[it][k - 1]));
+    kernels[k].median_ms = median_of(ms);
+    kernels[k].min_ms = *std::min_element(ms.begin(), ms.end());
+  }
+}
+
+}  // namespace
+
 BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   require_algorithm(s.algorithm);
   s.problem.validate();
-  if (pass == Pass::fwdbwd) throw InputError("bench times one pass at a time (--pass fwd or --pass bwd)");
   if (o.iters < 1 || o.warmup < 0) throw InputError("bench needs --iters >= 1 and --warmup >= 0");
+  if (o.per_kernel && !is_standard(s.algorithm))
+    throw InputError("--per-kernel times the kernels of standard and standard-eager (got --algo " + s.algorithm + ")");
   const Problem& pr = s.problem;
-  const bool backward = pass == Pass::bwd;
-  const Blocks blocks = default_blocks(s, pass);
+  const bool forward = has_forward(pass), backward = has_backward(pass);
+  const Blocks blocks = default_blocks(s, backward ? Pass::bwd : Pass::fwd);
   const auto mask = block_mask(s, blocks);
   const kernels::DeviceInfo dev = kernels::current_device();
 
   const Inputs in = make_inputs(s, backward, false);
   DeviceBuffer<std::uint8_t> d_mask(mask ? mask->active.size() : 0);
   if (mask) d_mask.upload(mask->active);
-  const kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
-  const kernels::AttentionConfig fwd_cfg =
+  kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
+  kernels::AttentionConfig fwd_cfg =
       make_config(s, forward_blocks(s, pass, blocks, mask.has_value()), mask ? d_mask.get() : nullptr);
 
   // Rotate over enough input/output sets that the data of one run is evicted
@@ -354,18 +448,38 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   while (static_cast<i64>(sets.size()) < n_sets) sets.emplace_back(s.algorithm, pr, backward);
   CudaStream stream;
   for (auto& ws : sets) {
-    upload(ws, in);
-    if (backward) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());  // O, L for the backward
+    upload(ws, in, fwd_cfg, stream.get());
+    if (pass == Pass::bwd) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());  // O, P for the backward
   }
   stream.synchronize();
 
+  // Per-kernel timing: an event after every launch of the timed runs.
+  std::vector<KernelTiming> kernel_times = o.per_kernel ? traced_kernels(s, pass, blocks) : std::vector<KernelTiming>{};
+  std::vector<std::vector<CudaEvent>> marks;
+  std::vector<std::string> launched;
+  int timed_run = -1;  // the timed run being launched, -1 during warm-up
+  size_t next_mark = 0;
+  if (o.per_kernel) {
+    for (int it = 0; it < o.iters; ++it) marks.emplace_back(kernel_times.size());
+    const auto mark = [&](const schedule::KernelPlan& k) {
+      if (timed_run < 0) return;
+      if (timed_run == 0) launched.push_back(k.name);
+      if (next_mark < kernel_times.size()) marks[static_cast<size_t>(timed_run)][next_mark].record(stream.get());
+      ++next_mark;
+    };
+    cfg.after_launch = mark;
+    fwd_cfg.after_launch = mark;
+  }
+
   const auto run = [&](Workspace& ws) {
+    if (forward) run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());
     if (backward) run_backward(s.algorithm, cfg, ws.backward(), stream.get());
-    else run_forward(s.algorithm, cfg, ws.forward(), stream.get());
   };
   for (int w = 0; w < o.warmup; ++w) run(sets[static_cast<size_t>(w) % sets.size()]);
   std::vector<CudaEvent> start(static_cast<size_t>(o.iters)), stop(static_cast<size_t>(o.iters));
   for (int it = 0; it < o.iters; ++it) {
+    timed_run = it;
+    next_mark = 0;
     start[static_cast<size_t>(it)].record(stream.get());
     run(sets[static_cast<size_t>(o.warmup + it) % sets.size()]);
     stop[static_cast<size_t>(it)].record(stream.get());
@@ -379,14 +493,15 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   r.set_bytes = set_bytes;
   for (int it = 0; it < o.iters; ++it)
     r.ms.push_back(stop[static_cast<size_t>(it)].ms_since(start[static_cast<size_t>(it)]));
-  std::vector<double> sorted = r.ms;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  r.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  r.min_ms = sorted.front();
-  r.max_ms = sorted.back();
+  r.median_ms = median_of(r.ms);
+  r.min_ms = *std::min_element(r.ms.begin(), r.ms.end());
+  r.max_ms = *std::max_element(r.ms.begin(), r.ms.end());
   r.flops = attention_flops(pr, pass);
   r.tflops = r.flops / (r.median_ms * 1e-3) / 1e12;
+  if (o.per_kernel) {
+    fill_kernel_times(kernel_times, launched, start, marks);
+    r.kernels = std::move(kernel_times);
+  }
   return r;
 }
 

@@ -15,7 +15,7 @@
 
 namespace iosim::harness {
 
-// The kernels the harness can run: "standard", "fa1", "fa2".
+// The kernels the harness can run: "standard", "standard-eager", "fa1", "fa2".
 const std::vector<std::string>& kernel_algorithms();
 
 struct RunSpec {
@@ -30,6 +30,9 @@ struct RunSpec {
   std::uint64_t data_seed = 1;
   // Inputs are uniform in [-1, 1]; Q is multiplied by q_scale (large logits).
   double q_scale = 1.0;
+  // standard-eager: attention dropout probability (GPT-2's attn_pdrop); its
+  // Philox seed is data_seed, so each run's mask is reproducible.
+  double dropout = 0.1;
 };
 
 struct Blocks {
@@ -44,15 +47,18 @@ Blocks default_blocks(const RunSpec& s, workload::Pass pass);
 Blocks forward_blocks(const RunSpec& s, workload::Pass pass, Blocks pass_blocks, bool masked);
 
 struct TensorError {
-  std::string tensor;  // "O", "L", "dQ", "dK", "dV"
+  std::string tensor;  // "O", "L", "dQ", "dK", "dV", "Z"
   numerics::ErrorNorms norms;
 };
 struct CheckResult {
   Blocks blocks;
   std::vector<TensorError> errors;
+  std::optional<double> keep_fraction;  // standard-eager: the fraction of Z's elements kept
   double max_relative() const;
 };
 // Forward: O (and L where the algorithm produces it) against the reference.
+// standard-eager also checks its keep mask Z against the dropout rule
+// element by element ("Z": 0 when equal, >= 1 otherwise).
 // Backward: runs the algorithm's own forward, then dQ, dK, dV. Outputs are
 // poisoned with NaN bytes before each launch, so an unwritten element shows
 // up as an infinite error.
@@ -63,6 +69,17 @@ struct BenchOptions {
   int iters = 30;
   double l2_multiple = 4.0;  // rotate input sets until they exceed this many L2s
   int max_sets = 64;
+  // Standard attention: also time each kernel of the plan (a CUDA event
+  // after every launch).
+  bool per_kernel = false;
+};
+// One kernel of a per-kernel bench: its time (median and minimum over the
+// timed runs) beside what its trace counts (sim/count), the bytes between
+// shared and global memory and the tensor-core FLOPs.
+struct KernelTiming {
+  std::string name;
+  double median_ms = 0, min_ms = 0;
+  i64 read_bytes = 0, write_bytes = 0, tensor_flops = 0;
 };
 struct BenchResult {
   Blocks blocks;
@@ -73,9 +90,11 @@ struct BenchResult {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double flops = 0;  // counted FLOPs (see attention_flops)
   double tflops = 0; // flops / median
+  std::vector<KernelTiming> kernels;  // per_kernel only, in launch order
 };
 // 4 B H Nq Nk d forward (halved when causal), 2.5x that for backward.
 double attention_flops(const workload::Problem& p, workload::Pass pass);
+// fwd, bwd (its forward runs untimed first), or fwdbwd (both, timed together).
 BenchResult bench(const RunSpec& s, workload::Pass pass, const BenchOptions& o);
 
 }  // namespace iosim::harness

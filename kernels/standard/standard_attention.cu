@@ -13,13 +13,16 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dispatch.h"
+#include "kernels/standard/elementwise.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/standard.h"
 #include "kernels/standard/standard_gemm.h"
+#include "kernels/standard/tensor_map.h"
 #include "kernels/standard/tile_mma.cuh"
 
 namespace iosim::kernels {
@@ -27,8 +30,7 @@ namespace {
 
 using detail::DTypeOps;
 using detail::GemmLaunch;
-using detail::GemmOperand;
-using detail::GemmOutput;
+using detail::TensorMap;
 using u16 = std::uint16_t;
 
 constexpr int kSoftmaxThreads = static_cast<int>(schedule::RowSoftmaxSchedule::kThreads);
@@ -209,46 +211,13 @@ void launch_softmax(const SoftmaxParams& p, workload::DType dtype, bool backward
                            " threads per row");
 }
 
-// ---------------------------------------------------------------------------
-// Operands: the plan names each GEMM's tensors; these say where they live.
-
-// S, P, dP, dS: [batch][heads][seq_q][seq_k], contiguous.
-Strides score_strides(const workload::Problem& p) {
-  return {p.heads * p.seq_q * p.seq_k, p.seq_q * p.seq_k, p.seq_k};
-}
-
-// Where each tensor of the plan lives: its pointer and strides.
-struct TensorMap {
-  std::array<const void*, schedule::kTensorCount> ptr{};
-  std::array<Strides, schedule::kTensorCount> strides{};
-  GemmOperand operand(const schedule::GemmOperand& o) const {
-    const Strides& st = strides[static_cast<size_t>(o.tensor)];
-    return {ptr[static_cast<size_t>(o.tensor)], st.batch, st.head, st.row, o.head_mul, o.head_div, o.k_contiguous};
-  }
-  GemmOutput output(schedule::TensorId t) const {
-    const Strides& st = strides[static_cast<size_t>(t)];
-    return {const_cast<void*>(ptr[static_cast<size_t>(t)]), st.batch, st.head, st.row};
-  }
-};
-
-// Q, O, dO, dQ on the query side; K, V, dK, dV on the key side; S, P, dP, dS
-// as [batch][heads][seq_q][seq_k].
-TensorMap tensor_map(const workload::Problem& p) {
-  TensorMap m;
-  const Strides q = strides_for(p, p.heads, p.seq_q), kv = strides_for(p, p.kv_heads, p.seq_k), sc = score_strides(p);
-  using schedule::TensorId;
-  for (TensorId t : {TensorId::Q, TensorId::O, TensorId::dO, TensorId::dQ}) m.strides[static_cast<size_t>(t)] = q;
-  for (TensorId t : {TensorId::K, TensorId::V, TensorId::dK, TensorId::dV}) m.strides[static_cast<size_t>(t)] = kv;
-  for (TensorId t : {TensorId::S, TensorId::P, TensorId::dP, TensorId::dS}) m.strides[static_cast<size_t>(t)] = sc;
-  return m;
-}
-
 // Launches the plan's kernels in order: each GEMM with its operands, each
-// row softmax with its schedule and mask.
+// row softmax with its schedule and mask, each elementwise kernel
+// (standard-eager) with its tensors.
 void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const TensorMap& tensors, cudaStream_t stream) {
   using schedule::KernelKind;
   using schedule::TensorId;
-  const auto ptr = [&](TensorId t) { return tensors.ptr[static_cast<size_t>(t)]; };
+  const auto ptr = [&](TensorId t) { return tensors.at(t); };
   for (const schedule::KernelPlan& k : plan.kernels) {
     switch (k.kind) {
       case KernelKind::gemm: {
@@ -263,12 +232,21 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
         const auto& sp = k.as<schedule::SoftmaxPlan>();
         const bool backward = k.kind == KernelKind::softmax_bwd;
         launch_softmax({sp.s, sp.tiles, ptr(backward ? TensorId::P : TensorId::S), backward ? ptr(TensorId::dP) : nullptr,
-                        const_cast<void*>(ptr(backward ? TensorId::dS : TensorId::P)), c.scale()},
+                        const_cast<void*>(ptr(backward ? TensorId::dS : TensorId::P)), sp.applies_scale ? c.scale() : 1.f},
                        c.problem.dtype, backward, stream);
+        break;
+      }
+      case KernelKind::elementwise: {
+        const auto& e = k.as<schedule::ElementwisePlan>();
+        detail::ElementwiseLaunch l{e, {}, {}, c.scale(), DropoutRule{c.dropout_p, c.dropout_seed}, c.problem.dtype};
+        for (int i = 0; i < e.inputs; ++i) l.in[static_cast<size_t>(i)] = ptr(e.in[static_cast<size_t>(i)]);
+        for (int i = 0; i < e.outputs; ++i) l.out[static_cast<size_t>(i)] = const_cast<void*>(ptr(e.out[static_cast<size_t>(i)]));
+        detail::launch_elementwise(l, stream);
         break;
       }
       default: throw std::logic_error("standard attention: unexpected kernel " + k.name);
     }
+    if (c.after_launch) c.after_launch(k);
   }
 }
 
@@ -293,39 +271,64 @@ std::vector<std::string> standard_compiled_menu() {
   return out;
 }
 
+namespace {
+
+using schedule::TensorId;
+
+bool eager_masked(const AttentionConfig& c) { return c.problem.causal || c.d_block_mask != nullptr; }
+
+using NamedTensors = std::vector<std::pair<TensorId, const void*>>;
+
+// A pass's tensors, each checked non-null; standard-eager adds Pd, Z and,
+// when causal or block-sparse, the mask buffer.
+TensorMap checked_tensors(const AttentionConfig& c, NamedTensors named, bool eager, const void* pd, const void* z,
+                          const void* mask, const std::string& algo) {
+  if (eager) named.insert(named.end(), {{TensorId::Pd, pd}, {TensorId::Z, z}});
+  if (eager && eager_masked(c)) named.emplace_back(TensorId::Mask, mask);
+  TensorMap t = detail::tensor_map(c.problem);
+  for (const auto& [id, ptr] : named) {
+    detail::require_pointer(ptr, algo, std::string(schedule::tensor_name(id)));
+    t.set(id, ptr);
+  }
+  return t;
+}
+
+TensorMap forward_tensors(const AttentionConfig& c, const ForwardBuffers& b, bool eager, const std::string& algo) {
+  return checked_tensors(
+      c, {{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::O, b.o}, {TensorId::S, b.s}, {TensorId::P, b.p}},
+      eager, b.pd, b.z, b.mask, algo);
+}
+
+TensorMap backward_tensors(const AttentionConfig& c, const BackwardBuffers& b, bool eager, const std::string& algo) {
+  return checked_tensors(c,
+                         {{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::dO, b.d_o},
+                          {TensorId::P, b.p}, {TensorId::dQ, b.dq}, {TensorId::dK, b.dk}, {TensorId::dV, b.dv},
+                          {TensorId::dP, b.dp}, {TensorId::dS, b.ds}},
+                         eager, b.pd, b.z, b.mask, algo);
+}
+
+void validate_eager(const AttentionConfig& c, const std::string& algo) {
+  validate(c, algo);
+  if (!(c.dropout_p >= 0.0 && c.dropout_p < 1.0))
+    throw InputError(algo + ": dropout probability " + std::to_string(c.dropout_p) + " is outside [0, 1)");
+}
+
+}  // namespace
+
 void standard_forward_with_limit(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream,
                                  i64 softmax_sram_limit_bytes) {
   const std::string algo = "standard forward";
   validate(c, algo);
-  for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.o, "o"}, {b.s, "s"}, {b.p, "p"}})
-    detail::require_pointer(ptr, algo, name);
-  using schedule::TensorId;
-  TensorMap tensors = tensor_map(c.problem);
-  for (auto [t, ptr] : {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v},
-                        {TensorId::O, static_cast<const void*>(b.o)}, {TensorId::S, static_cast<const void*>(b.s)},
-                        {TensorId::P, static_cast<const void*>(b.p)}})
-    tensors.ptr[static_cast<size_t>(t)] = ptr;
-  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::fwd, softmax_sram_limit_bytes), tensors, stream);
+  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::fwd, softmax_sram_limit_bytes),
+           forward_tensors(c, b, false, algo), stream);
 }
 
 void standard_backward_with_limit(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream,
                                   i64 softmax_sram_limit_bytes) {
   const std::string algo = "standard backward";
   validate(c, algo);
-  for (auto [ptr, name] : {std::pair{b.q, "q"}, {b.k, "k"}, {b.v, "v"}, {b.d_o, "d_o"}, {b.p, "p"}})
-    detail::require_pointer(ptr, algo, name);
-  for (auto [ptr, name] : {std::pair{static_cast<const void*>(b.dq), "dq"}, {b.dk, "dk"}, {b.dv, "dv"},
-                           {b.dp, "dp"}, {b.ds, "ds"}})
-    detail::require_pointer(ptr, algo, name);
-  using schedule::TensorId;
-  TensorMap tensors = tensor_map(c.problem);
-  for (auto [t, ptr] :
-       {std::pair{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::dO, b.d_o},
-        {TensorId::P, b.p}, {TensorId::dQ, static_cast<const void*>(b.dq)}, {TensorId::dK, static_cast<const void*>(b.dk)},
-        {TensorId::dV, static_cast<const void*>(b.dv)}, {TensorId::dP, static_cast<const void*>(b.dp)},
-        {TensorId::dS, static_cast<const void*>(b.ds)}})
-    tensors.ptr[static_cast<size_t>(t)] = ptr;
-  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::bwd, softmax_sram_limit_bytes), tensors, stream);
+  run_plan(c, c.plan(workload::Algorithm::standard, workload::Pass::bwd, softmax_sram_limit_bytes),
+           backward_tensors(c, b, false, algo), stream);
 }
 
 // Input checks come before the device query, so a bad configuration is
@@ -338,6 +341,26 @@ void standard_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStr
 void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
   validate(c, "standard backward");
   standard_backward_with_limit(c, b, stream, device_sram_limit());
+}
+
+void standard_eager_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream) {
+  const std::string algo = "standard-eager forward";
+  validate_eager(c, algo);
+  const TensorMap tensors = forward_tensors(c, b, true, algo);
+  run_plan(c, c.plan(workload::Algorithm::standard_eager, workload::Pass::fwd, device_sram_limit()), tensors, stream);
+}
+
+void standard_eager_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream) {
+  const std::string algo = "standard-eager backward";
+  validate_eager(c, algo);
+  const TensorMap tensors = backward_tensors(c, b, true, algo);
+  run_plan(c, c.plan(workload::Algorithm::standard_eager, workload::Pass::bwd, device_sram_limit()), tensors, stream);
+}
+
+void standard_eager_fill_mask(const AttentionConfig& c, std::uint8_t* mask, cudaStream_t stream) {
+  validate(c, "standard-eager mask");
+  detail::require_pointer(mask, "standard-eager mask", "mask");
+  detail::fill_visibility_mask(c.tiles(), mask, stream);
 }
 
 }  // namespace iosim::kernels

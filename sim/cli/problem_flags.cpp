@@ -22,7 +22,7 @@ std::optional<i64> positive(const ArgParser& a, const std::string& name) {
 }  // namespace
 
 void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
-  p.add("algo", Kind::text, "ALGO", help.algorithms + " [fa2]")
+  p.add("algo", Kind::text, "ALGO", help.algorithms + " [" + help.default_algorithm + "]")
       .add("pass", Kind::text, "PASS", help.passes + " [fwd]")
       .add("batch", Kind::integer, "B", "batch size [1]")
       .add("heads", Kind::integer, "H", "query heads [1]")

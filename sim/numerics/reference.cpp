@@ -134,6 +134,23 @@ Probabilities softmax_rows(const Mat& q, const Mat& k, double scale,
 
 double softmax_scale(const workload::Problem& p) { return 1.0 / std::sqrt(static_cast<double>(p.head_dim)); }
 
+void check_dropout(const DropoutRule& d) {
+  if (!(d.p >= 0.0 && d.p < 1.0))
+    throw InputError("reference attention: dropout probability " + std::to_string(d.p) + " is outside [0, 1)");
+}
+
+// Z / (1 - p) of query head slice (b, h): the factor dropout multiplies P
+// (and dP) by, element by element; all ones without dropout.
+Mat dropout_factor(const workload::Problem& p, const DropoutRule& d, i64 b, i64 h) {
+  if (d.p == 0.0) return Mat::Ones(p.seq_q, p.seq_k);
+  Mat f(p.seq_q, p.seq_k);
+  const double kept = 1.0 / (1.0 - d.p);
+  for (i64 r = 0; r < p.seq_q; ++r)
+    for (i64 c = 0; c < p.seq_k; ++c)
+      f(r, c) = d.keeps(((b * p.heads + h) * p.seq_q + r) * p.seq_k + c) ? kept : 0.0;
+  return f;
+}
+
 }  // namespace
 
 void check_inputs(const workload::Problem& p, const AttentionInputs& in, bool backward) {
@@ -170,9 +187,10 @@ ReferenceMask reference_mask(const workload::Problem& p, i64 block_m, i64 block_
 }
 
 ForwardResult reference_forward(const workload::Problem& p, const AttentionInputs& in,
-                                const ReferenceMask& mask) {
+                                const ReferenceMask& mask, const DropoutRule& dropout) {
   check_inputs(p, in, false);
   check_mask(p, mask);
+  check_dropout(dropout);
   const auto vis = visibility(p, mask);
   const i64 group = p.heads / p.kv_heads;
   ForwardResult out;
@@ -182,16 +200,18 @@ ForwardResult reference_forward(const workload::Problem& p, const AttentionInput
       const size_t ki = static_cast<size_t>(b * p.kv_heads + h / group);
       const Probabilities sm = softmax_rows(detail::to_eigen(in.q[qi]), detail::to_eigen(in.k[ki]),
                                             softmax_scale(p), vis);
-      out.o.push_back(detail::to_head(Mat(sm.p * detail::to_eigen(in.v[ki]))));
+      const Mat pd = sm.p.cwiseProduct(dropout_factor(p, dropout, b, h));
+      out.o.push_back(detail::to_head(Mat(pd * detail::to_eigen(in.v[ki]))));
       out.lse.push_back(detail::to_head(sm.lse));
     }
   return out;
 }
 
 GradResult reference_backward(const workload::Problem& p, const AttentionInputs& in,
-                              const ReferenceMask& mask) {
+                              const ReferenceMask& mask, const DropoutRule& dropout) {
   check_inputs(p, in, true);
   check_mask(p, mask);
+  check_dropout(dropout);
   const auto vis = visibility(p, mask);
   const i64 group = p.heads / p.kv_heads;
   const double scale = softmax_scale(p);
@@ -206,10 +226,11 @@ GradResult reference_backward(const workload::Problem& p, const AttentionInputs&
         const size_t qi = static_cast<size_t>(b * p.heads + h);
         const Mat q = detail::to_eigen(in.q[qi]), d_o = detail::to_eigen(in.d_o[qi]);
         const Mat prob = softmax_rows(q, k, scale, vis).p;
-        const Mat dp = d_o * v.transpose();
+        const Mat drop = dropout_factor(p, dropout, b, h);
+        const Mat dp = (d_o * v.transpose()).cwiseProduct(drop);
         const Vec row_dot = prob.cwiseProduct(dp).rowwise().sum();
         const Mat ds = prob.cwiseProduct(dp.colwise() - row_dot);
-        dv += prob.transpose() * d_o;
+        dv += prob.cwiseProduct(drop).transpose() * d_o;
         dk += scale * (ds.transpose() * q);
         out.dq[qi] = detail::to_head(Mat(scale * (ds * k)));
       }

@@ -19,6 +19,10 @@
 //     dS = P o (dP - rowsum(dP o P)),  dQ = scale dS K,  dK = scale dS^T Q.
 //   Grouped-query attention: query head h uses KV head h / (heads / kv_heads);
 //   dK and dV of a KV head are summed over the query heads of its group.
+//   Dropout (standard-eager, GPT-2's attention dropout; p = 0: none): O = Pd V
+//   with Pd = P o Z / (1 - p), Z[r][c] = DropoutRule::keeps(((b * heads + h)
+//   * seq_q + r) * seq_k + c) (sim/common/philox.h); backward dV = Pd^T dO,
+//   dP = (dO V^T) o Z / (1 - p), and dS as above from P and that dP.
 //
 // Data layout (layout-independent): a HeadTensor is one HeadMatrix per
 // (batch, head), row-major doubles.
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "sim/common/hd.h"
+#include "sim/common/philox.h"
 #include "sim/workload/problem.h"
 
 namespace iosim::numerics {
@@ -103,13 +108,14 @@ struct GradResult {
 // disagrees with the problem; d_o is checked only when `backward`.
 void check_inputs(const workload::Problem& p, const AttentionInputs& in, bool backward);
 
-// Throws InputError when shapes disagree with the problem or the mask does not
-// cover the (ceil(seq_q/block_m) x ceil(seq_k/block_n)) grid.
+// Throws InputError when shapes disagree with the problem, the mask does not
+// cover the (ceil(seq_q/block_m) x ceil(seq_k/block_n)) grid, or dropout.p is
+// outside [0, 1).
 ForwardResult reference_forward(const workload::Problem& p, const AttentionInputs& in,
-                                const ReferenceMask& mask = {});
+                                const ReferenceMask& mask = {}, const DropoutRule& dropout = {});
 // Needs in.d_o; recomputes P itself (the caller's O is not used).
 GradResult reference_backward(const workload::Problem& p, const AttentionInputs& in,
-                              const ReferenceMask& mask = {});
+                              const ReferenceMask& mask = {}, const DropoutRule& dropout = {});
 
 // max_{all slices, elements} |x - ref|, and max |ref| over ref's finite
 // entries. An entry where ref is -inf must be -inf in x too; any mismatch

@@ -368,7 +368,8 @@ struct RowSoftmaxSchedule {
 // gradients), each reading and writing whole N_q x N_k matrices in one step per
 // CTA. A CTA takes the row softmax's rows (4 up to 1024 columns, else 1):
 // PyTorch's elementwise CTAs take 512 elements, but the bytes are the same and
-// the simulator's cost is per CTA. Simulation only: no CUDA kernel.
+// the simulator's cost is per CTA. kernels/standard/elementwise.cu launches
+// exactly this grid.
 struct RowElementwiseSchedule {
   static constexpr i64 kThreads = 128;
   i64 seq_q = 0, seq_k = 0;

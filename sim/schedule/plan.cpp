@@ -27,7 +27,8 @@ HeadShape head_shape(const Problem& p) { return {p.batch, p.heads, p.kv_heads}; 
 // ptxas -v, sm_90, nvcc 13.0, fp16 and bf16 alike (the CI build log): the
 // FA2 kernels use all 255; FA1 backward 210 at d = 128 and 128 at d = 64; the
 // GEMM 114-125 at 128x128 tiles and 62-64 at 64x64; softmax 31-40; the FA2
-// row kernels 23-38. Rounded up to what the register allocator grants.
+// row kernels 23-38; standard-eager's elementwise kernels 40-56 (56: dropout,
+// its Philox draws). Rounded up to what the register allocator grants.
 i64 regs_per_thread(KernelKind kind, i64 head_dim) {
   switch (kind) {
     case KernelKind::fa2_fwd:
@@ -40,7 +41,7 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::softmax_bwd: return 40;
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq: return 40;
-    case KernelKind::elementwise: return 32;  // no CUDA kernel here: about what PyTorch's elementwise kernels use
+    case KernelKind::elementwise: return 56;
   }
   return 128;
 }
@@ -92,12 +93,16 @@ class Planner {
     gemm(out, "std_fwd_qk", Pass::fwd, Nq, Nk, d, BH, 1, H, {TensorId::Q, true}, {TensorId::K, true, 1, G},
          TensorId::S);
     if (eager) {
-      elementwise(out, "eager_fwd_scale", Pass::fwd, {TensorId::S}, {TensorId::S}, 1);
-      if (masked()) elementwise(out, "eager_fwd_mask", Pass::fwd, {TensorId::S, TensorId::Mask}, {TensorId::S}, 1);
+      elementwise(out, "eager_fwd_scale", Pass::fwd, ElementwiseOp::scale, {TensorId::S}, {TensorId::S}, 1);
+      if (masked())
+        elementwise(out, "eager_fwd_mask", Pass::fwd, ElementwiseOp::mask_fill, {TensorId::S, TensorId::Mask},
+                    {TensorId::S}, 1);
     }
-    softmax(out, "std_fwd_softmax", Pass::fwd, KernelKind::softmax_fwd, 1);
+    softmax(out, "std_fwd_softmax", Pass::fwd, KernelKind::softmax_fwd, 1, eager);
     // Philox draws, a compare and a scale per element.
-    if (eager) elementwise(out, "eager_fwd_dropout", Pass::fwd, {TensorId::P}, {TensorId::Pd, TensorId::Z}, 4);
+    if (eager)
+      elementwise(out, "eager_fwd_dropout", Pass::fwd, ElementwiseOp::dropout, {TensorId::P},
+                  {TensorId::Pd, TensorId::Z}, 4);
     // O = P V (standard-eager: the dropped-out Pd)
     gemm(out, "std_fwd_pv", Pass::fwd, Nq, d, Nk, BH, 1, H, {probs(eager), true}, {TensorId::V, false, 1, G},
          TensorId::O);
@@ -111,11 +116,15 @@ class Planner {
     // dP = dO V^T
     gemm(out, "std_bwd_dp", Pass::bwd, Nq, Nk, d, BH, 1, H, {TensorId::dO, true}, {TensorId::V, true, 1, G},
          TensorId::dP);
-    if (eager) elementwise(out, "eager_bwd_dropout", Pass::bwd, {TensorId::dP, TensorId::Z}, {TensorId::dP}, 1);
-    softmax(out, "std_bwd_softmax", Pass::bwd, KernelKind::softmax_bwd, 2);
+    if (eager)
+      elementwise(out, "eager_bwd_dropout", Pass::bwd, ElementwiseOp::dropout_bwd, {TensorId::dP, TensorId::Z},
+                  {TensorId::dP}, 1);
+    softmax(out, "std_bwd_softmax", Pass::bwd, KernelKind::softmax_bwd, 2, eager);
     if (eager) {
-      if (masked()) elementwise(out, "eager_bwd_mask", Pass::bwd, {TensorId::dS, TensorId::Mask}, {TensorId::dS}, 1);
-      elementwise(out, "eager_bwd_scale", Pass::bwd, {TensorId::dS}, {TensorId::dS}, 1);
+      if (masked())
+        elementwise(out, "eager_bwd_mask", Pass::bwd, ElementwiseOp::mask_zero, {TensorId::dS, TensorId::Mask},
+                    {TensorId::dS}, 1);
+      elementwise(out, "eager_bwd_scale", Pass::bwd, ElementwiseOp::scale, {TensorId::dS}, {TensorId::dS}, 1);
     }
     // dQ = dS K
     gemm(out, "std_bwd_dq", Pass::bwd, Nq, d, Nk, BH, 1, H, {TensorId::dS, true}, {TensorId::K, false, 1, G},
@@ -142,19 +151,27 @@ class Planner {
   static TensorId probs(bool eager) { return eager ? TensorId::Pd : TensorId::P; }
   bool masked() const { return tiles_.causal || tiles_.mask.active != nullptr; }
 
-  void elementwise(std::vector<KernelPlan>& out, const char* name, Pass pass, std::initializer_list<TensorId> in,
-                   std::initializer_list<TensorId> outs, i64 fp32_ops_per_element) const {
+  void elementwise(std::vector<KernelPlan>& out, const char* name, Pass pass, ElementwiseOp op,
+                   std::initializer_list<TensorId> in, std::initializer_list<TensorId> outs,
+                   i64 fp32_ops_per_element) const {
     if (in.size() > 2 || outs.size() > 2) throw std::logic_error("an elementwise kernel has at most 2 inputs and 2 outputs");
-    ElementwisePlan e{RowElementwiseSchedule{p_.seq_q, p_.seq_k, shape_}, {}, static_cast<int>(in.size()), {},
+    ElementwisePlan e{op, RowElementwiseSchedule{p_.seq_q, p_.seq_k, shape_}, {}, static_cast<int>(in.size()), {},
                       static_cast<int>(outs.size()), fp32_ops_per_element};
     std::copy(in.begin(), in.end(), e.in.begin());
     std::copy(outs.begin(), outs.end(), e.out.begin());
     add(out, name, pass, KernelKind::elementwise, e, e.s.grid(), {RowElementwiseSchedule::kThreads, 0, 0});
   }
 
-  void softmax(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, i64 operands) const {
+  // `eager`: the scale and the mask are kernels of their own (a plain softmax, as GPT-2's).
+  void softmax(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, i64 operands,
+               bool eager) const {
     const RowSoftmaxSchedule s{p_.seq_q, p_.seq_k, shape_, eb_, t_.sram_limit_bytes, operands};
-    add(out, name, pass, kind, SoftmaxPlan{s, tiles_}, s.grid(), {RowSoftmaxSchedule::kThreads, s.sram_bytes(), 0});
+    AttentionTiles tiles = tiles_;
+    if (eager) {
+      tiles.causal = false;
+      tiles.mask = {};
+    }
+    add(out, name, pass, kind, SoftmaxPlan{s, tiles, !eager}, s.grid(), {RowSoftmaxSchedule::kThreads, s.sram_bytes(), 0});
   }
 
   const Problem& p_;

@@ -40,7 +40,7 @@ enum class KernelKind : std::uint8_t {
   gemm,
   softmax_fwd,
   softmax_bwd,
-  elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd): no CUDA kernel
+  elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd)
 };
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
@@ -79,16 +79,29 @@ struct GemmPlan {
 };
 
 // A row-softmax kernel: forward P = softmax(scale * masked S); backward
-// dS = scale * P o (dP - rowsum(dP o P)).
+// dS = scale * P o (dP - rowsum(dP o P)). standard-eager's has kernels of its
+// own for the scale and the mask: there scale = 1 and the tiles are dense.
 struct SoftmaxPlan {
   RowSoftmaxSchedule s;
   AttentionTiles tiles;  // the causal rule and the block mask it applies
+  bool applies_scale = true;
+};
+
+// What one of standard-eager's elementwise kernels computes (in[0], in[1],
+// out[0], out[1] are the ElementwisePlan's tensors).
+enum class ElementwiseOp : std::uint8_t {
+  scale,        // out0 = scale * in0                               (S forward, dS backward)
+  mask_fill,    // out0 = in1 (Mask) ? in0 : -inf                   (S)
+  mask_zero,    // out0 = in1 (Mask) ? in0 : 0                      (dS)
+  dropout,      // out1 = Z (keep, sim/common/philox.h), out0 = Z ? in0 / (1 - p) : 0   (P -> Pd, Z)
+  dropout_bwd,  // out0 = in1 (Z) ? in0 / (1 - p) : 0               (dP)
 };
 
 // One of standard-eager's elementwise kernels: its outputs from its inputs,
 // element by element over N_q x N_k (in place when an output is an input).
 // TensorId::Mask has one copy for all heads (batch 0, head 0).
 struct ElementwisePlan {
+  ElementwiseOp op = ElementwiseOp::scale;
   RowElementwiseSchedule s;
   std::array<TensorId, 2> in{};
   int inputs = 1;

@@ -792,9 +792,10 @@ int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
   return static_cast<int>(ceil_div(ceil_div(rows * cols * elem / 16, threads), 4));
 }
 
-// standard-eager's elementwise kernels (PyTorch's vectorised loop): per
-// thread, 16-byte vectors of the data type (1-byte tensors: the same
-// elements), unrolled by 4; the per-element operations; a store per output.
+// standard-eager's elementwise kernels (kernels/standard/elementwise.cu): per
+// thread, 16-byte vectors of the data type (1-byte tensors: the same 8
+// elements), four loaded before any is used; the per-element operations; a
+// store per output.
 WarpProgram elementwise_program(const KernelPlan& k, i64 elem) {
   const auto& e = k.as<ElementwisePlan>();
   const i64 per_vector = 16 / elem;

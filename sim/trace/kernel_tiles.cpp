@@ -52,10 +52,8 @@ std::string full_gemm_menu() {
 // Why no block size gives the problem a kernel; empty when some may.
 std::string unsupported(const workload::Problem& p, Algorithm a) {
   if (a == Algorithm::fa1_swapped) return "fa1-swapped is a teaching variant with no CUDA kernel";
-  if (a == Algorithm::standard_eager)
-    return "standard-eager is simulation-only: its elementwise kernels (scale, mask, dropout) have no CUDA kernel";
   if (p.dtype == workload::DType::fp32) return "the CUDA kernels take fp16 or bf16, not fp32";
-  if (a == Algorithm::standard)
+  if (workload::is_standard(a))
     return p.head_dim % 8 == 0 ? std::string()
                                : "head dim " + std::to_string(p.head_dim) +
                                      " is not a multiple of 8 (the kernels move 16-byte rows)";
@@ -72,7 +70,7 @@ bool tile_in(KernelMenu menu, Algorithm a, bool backward, i64 d, i64 bm, i64 bn)
 }
 
 bool compiled(KernelMenu menu, Algorithm a, Pass pass, i64 d, i64 bm, i64 bn, const GemmTiles& g) {
-  if (a == Algorithm::standard) return schedule::gemm_in_menu(menu, g.m, g.n, g.k);
+  if (workload::is_standard(a)) return schedule::gemm_in_menu(menu, g.m, g.n, g.k);
   return (!has_fwd(pass) || tile_in(menu, a, false, d, bm, bn)) && (!has_bwd(pass) || tile_in(menu, a, true, d, bm, bn));
 }
 
@@ -88,7 +86,7 @@ KernelAvailability kernel_availability(const workload::Problem& p, Algorithm a, 
   r.full = compiled(KernelMenu::full, a, pass, p.head_dim, bm, bn, gemm);
   r.ci = compiled(KernelMenu::ci, a, pass, p.head_dim, bm, bn, gemm);
   if (r.full) return r;
-  if (a == Algorithm::standard) {
+  if (workload::is_standard(a)) {
     r.reason = "GEMM tile " + gemm_text(gemm.m, gemm.n, gemm.k) + " is not compiled (full menu: " + full_gemm_menu() + ")";
   } else if (bm % 16 != 0 || bn % 16 != 0) {
     r.reason = "kernel tiles are multiples of 16 (16..256), not " + std::to_string(bm) + " x " + std::to_string(bn);
@@ -123,7 +121,7 @@ std::optional<KernelTiling> nearest_kernel_tiling(const workload::Problem& p, Al
       best_distance = distance;
     }
   };
-  if (a == Algorithm::standard) {
+  if (workload::is_standard(a)) {
     for (const i64 m : schedule::kMenuGemmSizes)
       for (const i64 n : schedule::kMenuGemmSizes)
         for (const i64 k : schedule::kMenuGemmSizes)

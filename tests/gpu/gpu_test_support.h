@@ -74,11 +74,13 @@ inline Tolerance tolerance(workload::DType t) {
   return {4 * 0x1p-11, 1e-5, 6 * 0x1p-11};
 }
 
-// The tensors harness::check compares for a pass, in its order ("O L dQ dK dV";
-// standard attention has no L): a check that compared nothing must fail.
+// The tensors harness::check compares for a pass, in its order ("Z O L dQ dK
+// dV"; standard attention has no L, standard-eager adds its keep mask Z): a
+// check that compared nothing must fail.
 inline std::string checked_tensors(const std::string& algorithm, workload::Pass pass) {
-  std::string names;
-  if (pass != workload::Pass::bwd) names += algorithm == "standard" ? "O " : "O L ";
+  const bool standard = algorithm == "standard" || algorithm == "standard-eager";
+  std::string names = algorithm == "standard-eager" ? "Z " : "";
+  if (pass != workload::Pass::bwd) names += standard ? "O " : "O L ";
   if (pass != workload::Pass::fwd) names += "dQ dK dV ";
   return names;
 }
@@ -102,6 +104,18 @@ inline void expect_matches_reference(const harness::RunSpec& s, workload::Pass p
                                          << " > " << bound << " (max|err| " << e.norms.max_abs_error
                                          << ", max|ref| " << e.norms.max_abs_ref << ")");
   }
+}
+
+// A block mask on the tile grid s runs `pass` on (harness::default_blocks):
+// query block 1 empty, key block 2 never used, the rest pseudo-random.
+inline workload::BlockMask holey_block_mask(const harness::RunSpec& s, workload::Pass pass) {
+  const auto blocks = harness::default_blocks(s, pass);
+  const i64 mb = ceil_div(s.problem.seq_q, blocks.m), nb = ceil_div(s.problem.seq_k, blocks.n);
+  workload::BlockMask mask{mb, nb, std::vector<std::uint8_t>(static_cast<size_t>(mb * nb))};
+  for (i64 i = 0; i < mb; ++i)
+    for (i64 j = 0; j < nb; ++j)
+      mask.active[static_cast<size_t>(i * nb + j)] = (i == 1 || j == 2) ? 0 : ((i * 7 + j * 3) % 5 != 0);
+  return mask;
 }
 
 // One compiled instantiation, parsed from kernels::compiled_menu() entries of

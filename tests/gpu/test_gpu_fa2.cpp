@@ -96,13 +96,7 @@ BOOST_AUTO_TEST_CASE(fa2_block_sparse_skips_inactive_tiles_and_zeroes_empty_rows
       for (const bool causal : {false, true}) {
         for (const Pass pass : {Pass::fwd, Pass::bwd}) {
           RunSpec s = fa2(problem(1, 2, 2, 430, 470, d, t, causal), 17);
-          const auto blocks = iosim::harness::default_blocks(s, pass);
-          const i64 mb = iosim::ceil_div(s.problem.seq_q, blocks.m), nb = iosim::ceil_div(s.problem.seq_k, blocks.n);
-          iosim::workload::BlockMask mask{mb, nb, std::vector<std::uint8_t>(static_cast<size_t>(mb * nb))};
-          for (i64 i = 0; i < mb; ++i)
-            for (i64 j = 0; j < nb; ++j)
-              mask.active[static_cast<size_t>(i * nb + j)] = (i == 1 || j == 2) ? 0 : ((i * 7 + j * 3) % 5 != 0);
-          s.mask = mask;
+          s.mask = iosim::gputest::holey_block_mask(s, pass);
           BOOST_TEST_CONTEXT("d=" << d << " " << iosim::workload::to_string(t) << (causal ? " causal" : "")) {
             iosim::gputest::expect_matches_reference(s, pass);
           }

@@ -142,6 +142,34 @@ BOOST_AUTO_TEST_CASE(fp32_inputs_are_rejected_with_an_input_error) {
   BOOST_CHECK_THROW(iosim::kernels::standard_forward(c, f, nullptr), iosim::InputError);
 }
 
+// standard-eager needs its dropout output, keep mask and (causal or
+// block-sparse) mask buffer, and a dropout probability in [0, 1); each is
+// refused by name before any device call.
+BOOST_AUTO_TEST_CASE(standard_eager_refuses_missing_buffers_and_bad_dropout_by_name) {
+  iosim::kernels::AttentionConfig c;
+  c.problem = problem(1, 1, 1, 128, 128, 64, DType::fp16);
+  c.problem.causal = true;
+  int dummy[4] = {};
+  const std::uint8_t bytes[4] = {};
+  iosim::kernels::ForwardBuffers f;
+  f.q = f.k = f.v = f.o = f.s = f.p = dummy;
+  const auto error = [&] {
+    try {
+      iosim::kernels::standard_eager_forward(c, f, nullptr);
+    } catch (const iosim::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(error().find("'Pd'") != std::string::npos, error());
+  f.pd = dummy;
+  f.z = const_cast<std::uint8_t*>(bytes);
+  BOOST_TEST(error().find("'Mask'") != std::string::npos, error());
+  f.mask = bytes;
+  c.dropout_p = 1.0;
+  BOOST_TEST(error().find("dropout probability") != std::string::npos, error());
+}
+
 BOOST_AUTO_TEST_CASE(cli_unknown_flag_is_one_error_and_exit_code_2) {
   const RunResult r = run_cli("check --head-dim 64 --seq 128 --bogus 1");
   BOOST_TEST(r.exit_code == 2);
@@ -165,6 +193,7 @@ BOOST_AUTO_TEST_CASE(cli_malformed_numbers_and_unknown_commands_are_errors) {
 BOOST_AUTO_TEST_CASE(cli_menu_lists_every_algorithm) {
   const RunResult r = run_cli("menu");
   BOOST_TEST(r.exit_code == 0);
-  for (const char* algo : {"standard:", "fa1:", "fa2:"}) BOOST_TEST(r.output.find(algo) != std::string::npos);
+  for (const char* algo : {"standard:", "standard-eager:", "fa1:", "fa2:"})
+    BOOST_TEST(r.output.find(algo) != std::string::npos);
   BOOST_TEST(r.output.find("fwd d=64 Br=128 Bc=128 fp16") != std::string::npos);
 }
