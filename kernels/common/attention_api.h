@@ -36,6 +36,7 @@ struct AttentionConfig {
   const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
   float softmax_scale = 0;          // 0 = 1/sqrt(d)
   schedule::StepLog step_log{};     // tests: where the main kernel records its CTAs' steps
+  i64 splits = 1;                   // splitkv: key-range splits per query block
   // The tile grid the schedules iterate, with d_block_mask as its mask.
   schedule::AttentionTiles tiles() const;
   // The pass's plan (sim/schedule/plan.h) with the device mask: the kernels
@@ -56,6 +57,8 @@ struct ForwardBuffers {
   float* m = nullptr;    // FA1: row maxima
   void* s = nullptr;     // standard: S = Q K^T
   void* p = nullptr;     // standard: P = softmax(scale * S)
+  float* o_accum = nullptr;    // splitkv scratch: [batch][heads][splits * seq_q][d] fp32 partial O
+  float* lse_accum = nullptr;  // splitkv scratch: [batch][heads][splits * seq_q] partial LSE
 };
 
 struct BackwardBuffers {
@@ -90,6 +93,8 @@ void fa1_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t
 void fa1_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
 void standard_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
+// Split-KV forward (flash-decoding): O and L (lse) through the o_accum/lse_accum partials.
+void splitkv_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 
 // "d=64 Br=128 Bc=128 fp16, ..." for error messages and --help.
 std::vector<std::string> compiled_menu(const std::string& algorithm);
@@ -100,6 +105,7 @@ std::vector<std::string> compiled_menu(const std::string& algorithm);
 std::vector<std::string> fa2_compiled_menu();
 std::vector<std::string> fa1_compiled_menu();
 std::vector<std::string> standard_compiled_menu();
+std::vector<std::string> splitkv_compiled_menu();
 
 // Checks shared by every launcher, throwing iosim::InputError naming the
 // field and the valid values: the problem itself (Problem::validate), dtype
