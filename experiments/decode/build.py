@@ -135,7 +135,7 @@ def table(rows):
         tile = ratio_range(p, "fa2", "splitkv1", key)
         ctas = ratio_range(p, "splitkv1", "splitkv", key)
         both = ratio_range(p, "fa2", "splitkv", key)
-        if not both:
+        if not (both and tile and ctas):
             continue
         lines.append(f"- {label}: split-KV is {both[0]:.2f}x to {both[1]:.2f}x faster than FA2 over {both[2]} "
                      f"configurations; the 16-row tile alone (one split, FA2's CTA count) gives {tile[0]:.2f}x to "

@@ -12,7 +12,10 @@
 #                    each kernel), one run of the pass: per kernel its grid, duration and DRAM bytes.
 # and device.txt (GPU, driver, ncu version, the binary's sha256) and log.txt (one line per
 # configuration). Configurations whose outputs exist already are skipped (REDO=1: not).
-# Env: BENCH_ITERS [50], BENCH_WARMUP [10], SKIP_NCU=1, CONFIG_TIMEOUT [300] seconds per command.
+# Env: BENCH_ITERS [50], BENCH_WARMUP [10], SKIP_NCU=1, CONFIG_TIMEOUT [300] seconds per command,
+#      PART=K/N (only configurations i with i % N == K-1, 0-based: parts of similar length, so each
+#      fits one device command), TAR_TO=FILE.tar.gz (OUTDIR packed there after every configuration,
+#      so a run stopped at its limit keeps what it measured; the device returns few files).
 # Then, here: experiments/decode/build.py OUTDIR (CSV, PNG, README tables).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +36,16 @@ metrics=launch__grid_size,gpu__time_duration.sum,dram__bytes_read.sum,dram__byte
   date -u
 } > "$out/device.txt" 2>&1
 log=$out/log.txt
+part=${PART:-1/1}
+k=${part%/*}
+n=${part#*/}
+if ! [[ $k =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] || [ "$k" -lt 1 ] || [ "$k" -gt "$n" ]; then
+  echo "run_device: PART wants K/N with 1 <= K <= N, got '$part'" >&2; exit 2
+fi
+i=-1
 "$here/configs.sh" | while read -r name flags; do
+  i=$((i + 1))
+  [ $((i % n)) -eq $((k - 1)) ] || continue
   if [ -z "${REDO:-}" ] && [ -s "$out/$name.bench.json" ] && { [ -n "${SKIP_NCU:-}" ] || [ -s "$out/$name.csv" ]; }; then
     continue
   fi
@@ -50,4 +62,7 @@ log=$out/log.txt
     ncu_rc=$?
   fi
   echo "$name bench=$bench_rc ncu=$ncu_rc $(grep -o '"median_ms": [0-9.e+-]*' "$out/$name.bench.json")" | tee -a "$log"
+  if [ -n "${TAR_TO:-}" ]; then
+    tar czf "$TAR_TO.tmp" -C "$(dirname "$out")" "$(basename "$out")" && mv "$TAR_TO.tmp" "$TAR_TO"
+  fi
 done
