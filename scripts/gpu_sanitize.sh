@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck and racecheck on a small configuration of every
-# kernel the harness runs (FlashAttention-2, FlashAttention-1 and standard
-# attention; forward, and backward after its forward), on the GPU machine.
+# kernel the harness runs (FlashAttention-2, FlashAttention-1, standard
+# attention and split-KV; forward, and backward after its forward), on the GPU machine.
 #   scripts/gpu_sanitize.sh BIN REPORT.md
 # BIN is the iosim-kernels executable. Each run is `iosim-kernels check` under
 # the tool with --error-exitcode; the report lists each run's result and
@@ -22,6 +22,8 @@ configs=(
   "fa1 bwd d64 fp16|--algo fa1 --pass bwd --head-dim 64 $small"
   "standard fwd d64 fp16|--algo standard --pass fwd --head-dim 64 $small"
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
+  "splitkv fwd d128 fp16 decode|--algo splitkv --head-dim 128 --batch 1 --heads 4 --kv-heads 2 --seq-q 3 --seq-k 1000 --causal --splits 3"
+  "splitkv fwd d64 bf16|--algo splitkv --head-dim 64 --dtype bf16 $small --splits 5"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
 )
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
