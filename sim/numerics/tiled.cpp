@@ -202,32 +202,43 @@ HeadForward fa1_swapped_forward_head(const Context& cx, const Mat& q, const Mat&
 }
 
 // ---------------------------------------------------------------------------
-// FlashAttention-2: one CTA per query block; the O accumulator stays
-// unnormalised and is rescaled by e^(m_old - m_new) when the row max grows.
+// FA2's online softmax over one run of key blocks of query block i: the
+// unnormalised accumulator, rescaled by e^(m_old - m_new) when the row max
+// grows, and the rows' maxima m and sums l.
+struct OnlineRows {
+  Mat acc;
+  Vec m, l;
+};
+OnlineRows online_softmax_run(const Context& cx, const Mat& sQ, const Mat& k, const Mat& v, i64 i,
+                              const AttentionTiles::KeyBlockRange<i64>& keys) {
+  const AttentionTiles& t = cx.tiles;
+  const i64 rows = sQ.rows();
+  OnlineRows o{Mat::Zero(rows, v.cols()), Vec::Constant(rows, kNegInf), Vec::Zero(rows)};
+  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
+    const Vec m_new = o.m.cwiseMax(s.rowwise().maxCoeff());
+    const Mat p = exp_rows(s, m_new);
+    Vec rescale(rows);
+    for (i64 r = 0; r < rows; ++r) rescale(r) = std::exp(o.m(r) - exp_offset(m_new(r)));
+    o.l = rescale.cwiseProduct(o.l) + p.rowwise().sum();
+    if (cx.fault != InjectedFault::fa2_skip_o_rescale) o.acc = rescale.asDiagonal() * o.acc;
+    o.acc += p * v.middleRows(t.col_begin(j), t.cols_in(j));
+    o.m = m_new;
+  }
+  return o;
+}
+
+// FlashAttention-2: one CTA per query block, O = acc / l and L = m + log l.
 HeadForward fa2_forward_head(const Context& cx, const Mat& q, const Mat& k, const Mat& v) {
   const AttentionTiles& t = cx.tiles;
   HeadForward out{Mat::Zero(q.rows(), q.cols()), Mat(), Vec(q.rows()), Vec(), Vec()};
   const schedule::Fa2ForwardSchedule sched{t, {}, q.cols(), {}};
   for (i64 i = 0; i < t.m_blocks(); ++i) {  // a CTA per query block
     const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
-    const Mat sQ = q.middleRows(r0, rows);
-    Mat acc = Mat::Zero(rows, q.cols());
-    Vec m = Vec::Constant(rows, kNegInf), l = Vec::Zero(rows);
-    const auto keys = sched.key_blocks({i, 0, 0});
-    for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-      const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
-      const Vec m_new = m.cwiseMax(s.rowwise().maxCoeff());
-      const Mat p = exp_rows(s, m_new);
-      Vec rescale(rows);
-      for (i64 r = 0; r < rows; ++r) rescale(r) = std::exp(m(r) - exp_offset(m_new(r)));
-      l = rescale.cwiseProduct(l) + p.rowwise().sum();
-      if (cx.fault != InjectedFault::fa2_skip_o_rescale) acc = rescale.asDiagonal() * acc;
-      acc += p * v.middleRows(t.col_begin(j), t.cols_in(j));
-      m = m_new;
-    }
+    const OnlineRows o = online_softmax_run(cx, q.middleRows(r0, rows), k, v, i, sched.key_blocks({i, 0, 0}));
     for (i64 r = 0; r < rows; ++r) {
-      out.o.row(r0 + r) = safe_inverse(l(r)) * acc.row(r);
-      out.lse(r0 + r) = log_sum_exp(m(r), l(r));
+      out.o.row(r0 + r) = safe_inverse(o.l(r)) * o.acc.row(r);
+      out.lse(r0 + r) = log_sum_exp(o.m(r), o.l(r));
     }
   }
   return out;
@@ -247,20 +258,10 @@ HeadForward splitkv_forward_head(const Context& cx, const Mat& q, const Mat& k, 
     Mat acc_all = Mat::Zero(rows, q.cols());  // the combine: sum_s e^(LSE_s - m) O_s
     Vec m_all = Vec::Constant(rows, kNegInf), sum_all = Vec::Zero(rows);
     for (i64 sp = 0; sp < cx.splits; ++sp) {
-      Mat acc = Mat::Zero(rows, q.cols());
-      Vec m = Vec::Constant(rows, kNegInf), l = Vec::Zero(rows);
-      const auto keys = sched.key_blocks({i, sp, 0, 0});
-      for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-        const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
-        const Vec m_new = m.cwiseMax(s.rowwise().maxCoeff());
-        const Mat p = exp_rows(s, m_new);
-        Vec rescale(rows);
-        for (i64 r = 0; r < rows; ++r) rescale(r) = std::exp(m(r) - exp_offset(m_new(r)));
-        l = rescale.cwiseProduct(l) + p.rowwise().sum();
-        if (cx.fault != InjectedFault::fa2_skip_o_rescale) acc = rescale.asDiagonal() * acc;
-        acc += p * v.middleRows(t.col_begin(j), t.cols_in(j));
-        m = m_new;
-      }
+      const OnlineRows o = online_softmax_run(cx, sQ, k, v, i, sched.key_blocks({i, sp, 0, 0}));
+      const Vec& m = o.m;
+      const Vec& l = o.l;
+      const Mat& acc = o.acc;
       for (i64 r = 0; r < rows; ++r) {
         const double lse_s = log_sum_exp(m(r), l(r));
         const double m_new = std::max(m_all(r), lse_s);

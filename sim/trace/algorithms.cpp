@@ -46,6 +46,22 @@ ComputeWork softmax_tile_work(i64 rows, i64 cols, bool masked) {
 // (sim/schedule/kernel_schedules.h) walked step by step. The coroutines take
 // the schedule by reference: the KernelPlan outlives every cursor.
 
+// One key block of FA2's forward loop (and split-KV's): Q_i with the run's
+// first block, K_j and V_j, S = Q K^T, online softmax, O += P V.
+void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i64 h, i64 kvh, i64 d, bool first,
+                    bool masked) {
+  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), c0 = t.col_begin(j), cols = t.cols_in(j);
+  step.clear();
+  if (first) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+  step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+  step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+  step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
+  step.compute.tensor_flops = 4 * rows * cols * d;  // S = Q K^T, O += P V
+  step.compute.fp32_ops += rows * d;                // rescale the O accumulator
+  step.compute.sfu_ops += rows;                     // exp(m_old - m_new)
+  step.compute.program = masked ? schedule::kMaskedStep : schedule::kMainStep;
+}
+
 // FlashAttention-2 forward: Q_i with the first key block, one step per
 // active key block, then O and L = m + log(l) written once.
 Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i64 y, i64 z) {
@@ -54,20 +70,9 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
   const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
   const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
   Step step;
-  bool q_loaded = false;
   const auto keys = s.key_blocks(cta);
   for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-    step.clear();
-    if (!q_loaded) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-    q_loaded = true;
-    const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-    step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-    step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-    step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-    step.compute.tensor_flops = 4 * rows * cols * d;   // S = Q K^T, O += P V
-    step.compute.fp32_ops += rows * d;                 // rescale the O accumulator
-    step.compute.sfu_ops += rows;                      // exp(m_old - m_new)
-    step.compute.program = keys.masked(j) ? schedule::kMaskedStep : schedule::kMainStep;
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
     co_yield step;
   }
   step.clear();
@@ -87,20 +92,9 @@ Generator<Step> splitkv_forward_cta(const schedule::SplitKvSchedule& s, i64 x, i
   const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
   const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
   Step step;
-  bool q_loaded = false;
   const auto keys = s.key_blocks(cta);
   for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-    step.clear();
-    if (!q_loaded) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-    q_loaded = true;
-    const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-    step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-    step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-    step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-    step.compute.tensor_flops = 4 * rows * cols * d;  // S = Q K^T, O += P V
-    step.compute.fp32_ops += rows * d;                // rescale the O accumulator
-    step.compute.sfu_ops += rows;                     // exp(m_old - m_new)
-    step.compute.program = keys.masked(j) ? schedule::kMaskedStep : schedule::kMainStep;
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
     co_yield step;
   }
   step.clear();
