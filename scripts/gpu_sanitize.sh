@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck and racecheck on a small configuration of every
 # kernel the harness runs (FlashAttention-2, FlashAttention-1, standard
-# attention and standard-eager; forward, and backward after its forward), on
-# the GPU machine.
+# attention, standard-eager and split-KV; forward, and backward after its
+# forward), on the GPU machine.
 #   scripts/gpu_sanitize.sh BIN REPORT.md
 # BIN is the iosim-kernels executable. Each run is `iosim-kernels check` under
 # the tool with --error-exitcode; the report lists each run's result and
@@ -25,6 +25,8 @@ configs=(
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
   "standard bwd d128 GEMM 128x128x64 interior chunks|--algo standard --pass bwd --head-dim 128 --batch 1 --heads 2 --seq 256 --gemm-m 128 --gemm-n 128 --gemm-k 64"
   "standard bwd d64 GEMM 64x64x32 ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq-q 130 --seq-k 190 --gemm-m 64 --gemm-n 64"
+  "splitkv fwd d128 fp16 decode|--algo splitkv --head-dim 128 --batch 1 --heads 4 --kv-heads 2 --seq-q 3 --seq-k 1000 --causal --splits 3"
+  "splitkv fwd d64 bf16|--algo splitkv --head-dim 64 --dtype bf16 $small --splits 5"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
   "standard-eager fwd d64 element path|--algo standard-eager --pass fwd --head-dim 64 $small"
   "standard-eager bwd d64 element path|--algo standard-eager --pass bwd --head-dim 64 $small"

@@ -166,6 +166,11 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {"replay /nonexistent/file.trace", "/nonexistent/file.trace"},
       {"replay", "exactly one trace FILE"},
       {"simulate --seq 1000000000 --head-dim 64 --counts-only", "problem too large for 64-bit counts"},
+      {kSmall + " --splits 4", "--splits applies to --algo splitkv only"},
+      {kSmall + " --algo splitkv --pass bwd", "splitkv is forward-only"},
+      {kSmall + " --algo splitkv --splits 9 --block-m 16 --block-n 64", "outside 1..8"},
+      {kSmall + " --algo splitkv --splits 0", "--splits must be positive"},
+      {kSmall + " --algo splitkv --block-density 0.5", "splitkv takes no block mask"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -553,4 +558,23 @@ BOOST_AUTO_TEST_CASE(calibrate_flags_are_checked_before_any_measurement) {
     BOOST_TEST(r.exit_code == 2, c.args << " -> " << r.out);
     BOOST_TEST(contains(r.out, c.expect), c.args << " -> " << r.out);
   }
+}
+
+// splitkv's splits: the default fills the profile's SMs once (the A100 has
+// 108: 2 x 4 query heads of one query block get ceil(108 / 8) = 14 splits),
+// or --splits; the JSON says which, and its trace equals its closed form.
+BOOST_AUTO_TEST_CASE(splitkv_reports_its_splits_and_their_rule) {
+  const std::string decode =
+      "simulate --profile a100-sxm4-40gb --algo splitkv --batch 2 --heads 4 --seq-q 1 --seq-k 4097 --head-dim 128";
+  const pt::ptree rule = json_of(decode + " --counts-only");
+  BOOST_TEST(rule.get<long>("tiling.splits") == 14);
+  BOOST_TEST(contains(rule.get<std::string>("tiling.splits_rule"), "108 SMs"));
+  BOOST_TEST(rule.get<bool>("formula.equals_trace"));
+  const pt::ptree given = json_of(decode + " --splits 3 --counts-only");
+  BOOST_TEST(given.get<long>("tiling.splits") == 3);
+  BOOST_TEST(given.get<std::string>("tiling.splits_rule") == "flags");
+  const Result text = run(decode + " --splits 3");
+  BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
+  BOOST_TEST(contains(text.out, "splits:  3 (flags)"), text.out);
+  BOOST_TEST(contains(text.out, "splitkv_combine"), text.out);
 }

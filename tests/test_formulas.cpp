@@ -7,6 +7,8 @@
 #include "sim/count/formulas.h"
 #include "sim/count/io_count.h"
 
+#include <optional>
+
 using namespace iosim;
 using workload::Algorithm;
 using workload::Pass;
@@ -38,8 +40,9 @@ workload::Problem make_problem(const Shape& s, bool causal, double density, work
 }
 
 void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass pass, const Shape& s,
-                                 i64 sram_limit = 1 << 20) {
+                                 i64 sram_limit = 1 << 20, std::optional<i64> splits = {}) {
   trace::TraceOptions opt;
+  opt.splits = splits;
   opt.algorithm = a;
   opt.pass = pass;
   opt.block_m = s.block_m;
@@ -52,7 +55,8 @@ void expect_trace_equals_formula(const workload::Problem& p, Algorithm a, Pass p
   BOOST_TEST_CONTEXT(workload::to_string(a) << " " << workload::to_string(pass) << " Nq=" << p.seq_q
                                          << " Nk=" << p.seq_k << " H=" << p.heads << "/" << p.kv_heads
                                          << " causal=" << p.causal << " blocks=" << s.block_m << "x"
-                                         << s.block_n << " sparse=" << !p.sparsity.is_dense()) {
+                                         << s.block_n << " sparse=" << !p.sparsity.is_dense()
+                                         << " splits=" << run.tiling.splits) {
     BOOST_TEST(counted.io.read_bytes == formula.read_bytes);
     BOOST_TEST(counted.io.write_bytes == formula.write_bytes);
     BOOST_TEST(counted.io.read_bytes > 0);
@@ -190,4 +194,61 @@ BOOST_AUTO_TEST_CASE(causal_fa2_forward_visits_lower_triangle_only) {
   const i64 T = 8, tiles = T * (T + 1) / 2;
   BOOST_TEST(c.by_tensor[static_cast<int>(trace::TensorId::K)].read_bytes == tiles * 64 * 64 * 2);
   BOOST_TEST(c.tensor_flops == tiles * 4 * 64 * 64 * 64);
+}
+
+// splitkv: Q once per non-empty split, K/V once per active tile, every
+// split's fp32 partials written and read back. Split counts from 1 to every
+// key block: one where the last split holds the ragged key block, and ones
+// above a causal query block's key blocks (empty splits). Decode shapes
+// (N_q of 1, 3, 16 against longer N_k) and prefill-like ones.
+BOOST_AUTO_TEST_CASE(splitkv_trace_bytes_equal_closed_form_for_every_split_count) {
+  const Shape shapes[] = {
+      {1, 1000, 4, 1, 16, 64},   // decode, MQA
+      {3, 4097, 4, 2, 16, 64},   // ragged last key block (1 key), GQA
+      {16, 777, 2, 2, 16, 32},   // one full query block
+      {77, 45, 4, 2, 16, 32},    // N_q > N_k: fully masked causal rows
+      {33, 130, 4, 1, 32, 16},   // ragged, several query blocks
+  };
+  for (const auto& s : shapes)
+    for (bool causal : {false, true}) {
+      const auto p = make_problem(s, causal, 1.0, workload::DType::fp16, workload::Layout::bshd);
+      const i64 blocks = (s.seq_k + s.block_n - 1) / s.block_n;
+      for (const i64 splits : {i64{1}, i64{2}, i64{3}, i64{7}, blocks})
+        if (splits <= blocks) expect_trace_equals_formula(p, Algorithm::splitkv, Pass::fwd, s, 1 << 20, splits);
+      expect_trace_equals_formula(p, Algorithm::splitkv, Pass::fwd, s);  // the default rule (no SM count: 1)
+    }
+  const Shape s{3, 4097, 4, 2, 16, 64};
+  const auto bhsd = make_problem(s, true, 1.0, workload::DType::bf16, workload::Layout::bhsd);
+  expect_trace_equals_formula(bhsd, Algorithm::splitkv, Pass::fwd, s, 1 << 20, 5);
+}
+
+// Splitting changes only Q (once per non-empty split) and the partials: K/V
+// bytes and FLOPs equal FA2 forward's on the same tiling, counted per tensor
+// from the two traces.
+BOOST_AUTO_TEST_CASE(splitkv_reads_the_same_kv_and_computes_the_same_flops_as_fa2) {
+  const Shape s{3, 4097, 4, 2, 16, 64};
+  for (bool causal : {false, true}) {
+    const auto p = make_problem(s, causal, 1.0, workload::DType::fp16, workload::Layout::bshd);
+    auto counted = [&](Algorithm a, std::optional<i64> splits) {
+      trace::TraceOptions opt;
+      opt.algorithm = a;
+      opt.block_m = s.block_m;
+      opt.block_n = s.block_n;
+      opt.splits = splits;
+      return count::count_run(trace::build_trace(p, opt));
+    };
+    const auto fa2 = counted(Algorithm::fa2, {});
+    const auto split = counted(Algorithm::splitkv, 7);
+    auto bytes = [](const count::RunCount& c, trace::TensorId t) {
+      return c.io.by_tensor[static_cast<size_t>(t)].read_bytes;
+    };
+    BOOST_TEST(bytes(split, trace::TensorId::K) == bytes(fa2, trace::TensorId::K));
+    BOOST_TEST(bytes(split, trace::TensorId::V) == bytes(fa2, trace::TensorId::V));
+    BOOST_TEST(bytes(split, trace::TensorId::Q) == 7 * bytes(fa2, trace::TensorId::Q));  // 65 key blocks >= 7 splits
+    BOOST_TEST(split.io.tensor_flops == fa2.io.tensor_flops);
+    const i64 partial_rows = p.batch * p.heads * 7 * p.seq_q;
+    BOOST_TEST(split.io.by_tensor[static_cast<size_t>(trace::TensorId::Oaccum)].write_bytes ==
+               partial_rows * p.head_dim * 4);
+    BOOST_TEST(split.io.by_tensor[static_cast<size_t>(trace::TensorId::LSEaccum)].read_bytes == partial_rows * 4);
+  }
 }

@@ -73,6 +73,7 @@ void require_same_parse(const std::string& command, const Args& args) {
     BOOST_TEST(run.spec.gemm.m == cli.options.gemm.m);
     BOOST_TEST(run.spec.gemm.n == cli.options.gemm.n);
     BOOST_TEST(run.spec.gemm.k == cli.options.gemm.k);
+    BOOST_TEST(run.spec.splits == cli.options.splits.value_or(0));
   }
 }
 
@@ -127,6 +128,19 @@ BOOST_AUTO_TEST_CASE(every_problem_flag_gives_the_same_problem_and_tiling_to_bot
                                       "--block-mask mask.txt"));
   }
   require_same_parse("check", split("--pass fwdbwd --head-dim 64 --seq 128 --block-m 64"));
+  for (const std::string command : {"check", "bench"}) {
+    require_same_parse(command, split("--algo splitkv --batch 2 --heads 8 --kv-heads 2 --seq-q 1 --seq-k 4097 "
+                                      "--head-dim 128 --causal --splits 7"));
+    require_same_parse(command, split("--algo splitkv --seq-q 3 --seq-k 1000 --head-dim 64 --block-m 16 --block-n 64"));
+  }
+}
+
+// splitkv's domain in the harness, with the simulator's words.
+BOOST_AUTO_TEST_CASE(splitkv_flags_outside_its_domain_are_refused) {
+  BOOST_TEST(error_of([] { harness_parse("check", split("--algo fa2 --head-dim 64 --seq 128 --splits 2")); })
+                 .find("--splits applies to --algo splitkv only") != std::string::npos);
+  BOOST_TEST(error_of([] { harness_parse("check", split("--algo splitkv --pass bwd --head-dim 64 --seq 128")); })
+                 .find("splitkv is forward-only") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(bad_problem_flags_give_the_clis_message) {

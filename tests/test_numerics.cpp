@@ -380,6 +380,41 @@ BOOST_AUTO_TEST_CASE(fully_masked_rows_are_zero_without_nan) {
   }
 }
 
+// splitkv: the splits' partials merged give the reference's O and L for every
+// split count, causal with N_q < N_k (decode) and N_q > N_k (empty splits,
+// fully masked rows), GQA, ragged key blocks, large logits.
+BOOST_AUTO_TEST_CASE(splitkv_matches_reference_for_every_split_count) {
+  struct SplitCase {
+    Problem problem;
+    i64 block_m, block_n;
+    double logit_scale;
+  };
+  const std::vector<SplitCase> cases = {
+      {make_problem(1, 4, 1, 1, 100, 32, true), 16, 16, 1.0},   // decode, MQA
+      {make_problem(2, 4, 2, 3, 97, 16, true), 16, 16, 30.0},  // ragged last block, GQA, large logits
+      {make_problem(1, 2, 2, 16, 77, 32, false), 16, 8, 1.0},
+      {make_problem(1, 2, 2, 77, 45, 32, true), 16, 16, 1.0},  // rows that see nothing; empty splits
+  };
+  std::uint64_t seed = 500;
+  for (const SplitCase& c : cases) {
+    const i64 blocks = (c.problem.seq_k + c.block_n - 1) / c.block_n;
+    for (const i64 splits : {i64{1}, i64{2}, i64{3}, blocks}) {
+      CheckOptions opt;
+      opt.logit_scale = c.logit_scale;
+      opt.splits = splits;
+      const NumericsReport r = check_numerics(c.problem, Algorithm::splitkv, Pass::fwd, c.block_m, c.block_n, ++seed, opt);
+      BOOST_TEST_CONTEXT("splits " << splits << "\n" << r.to_string()) {
+        BOOST_TEST(r.errors.size() == 2u);
+        BOOST_TEST(r.max_relative() <= kBound);
+      }
+    }
+  }
+  CheckOptions bad;
+  bad.splits = 8;  // 100 keys are 7 blocks of 16
+  BOOST_CHECK_THROW(check_numerics(cases[0].problem, Algorithm::splitkv, Pass::fwd, 16, 16, 1, bad), InputError);
+  BOOST_CHECK_THROW(check_numerics(cases[0].problem, Algorithm::splitkv, Pass::bwd, 16, 16, 1), InputError);
+}
+
 // ---------------------------------------------------------------------------
 // The bound bites: a wrong algorithm fails it by orders of magnitude.
 
@@ -399,6 +434,8 @@ BOOST_AUTO_TEST_CASE(wrong_variants_exceed_the_bound) {
       {Algorithm::fa2, Pass::fwd, InjectedFault::fa2_skip_o_rescale, dense},
       {Algorithm::fa1, Pass::fwd, InjectedFault::skip_diagonal_mask, causal},
       {Algorithm::fa2, Pass::fwdbwd, InjectedFault::skip_diagonal_mask, causal},
+      {Algorithm::splitkv, Pass::fwd, InjectedFault::fa2_skip_o_rescale, dense},
+      {Algorithm::splitkv, Pass::fwd, InjectedFault::skip_diagonal_mask, causal},
   };
   for (const Wrong& w : wrong) {
     CheckOptions opt;

@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE test_plan
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -208,4 +209,81 @@ BOOST_AUTO_TEST_CASE(fa1_outer_loop_skips_empty_key_blocks) {
     for (i64 j = s.first_key_block(); j < t.n_blocks(); j = s.next_key_block(j)) walked.push_back(j);
     BOOST_TEST(walked == plain, boost::test_tools::per_element());
   }
+}
+
+// splitkv: a split kernel and a combine, forward only, no block mask, splits
+// from 1 to the key blocks; CTAs per (query block, split, head, batch).
+BOOST_AUTO_TEST_CASE(splitkv_plans_a_split_kernel_and_a_combine_within_its_domain) {
+  const Problem p = problem(3, 4097, 128, true);
+  PlanTiling t{16, 64, {}, 100 * 1024, 5};
+  const auto plan = make_plan(p, Algorithm::splitkv, Pass::fwd, t);
+  using V = std::vector<std::string>;
+  BOOST_TEST(names(plan) == (V{"splitkv_fwd", "splitkv_combine"}), boost::test_tools::per_element());
+  const auto& split = plan.kernels[0];
+  BOOST_TEST(split.grid.x == 5);  // one query block, 5 splits
+  BOOST_TEST(split.grid.y == 4);
+  BOOST_TEST(split.grid.z == 2);
+  BOOST_TEST(split.cta.threads == 32 * schedule::SplitKvSchedule::kWarps);
+  // Q_i and two stages of K_j, V_j (larger than the warps' merge buffers here).
+  BOOST_TEST(split.cta.smem_bytes == (16 + 4 * 64) * 128 * 2);
+  BOOST_TEST(plan.kernels[1].grid.x == 1);  // 3 rows, 4 per CTA at d = 128
+  for (const Pass pass : {Pass::bwd, Pass::fwdbwd})
+    BOOST_CHECK_THROW(make_plan(p, Algorithm::splitkv, pass, t), iosim::InputError);
+  for (const i64 bad : {i64{0}, i64{66}}) {  // 4097 keys are 65 blocks of 64
+    t.splits = bad;
+    BOOST_CHECK_THROW(make_plan(p, Algorithm::splitkv, Pass::fwd, t), iosim::InputError);
+  }
+  t.splits = 65;
+  BOOST_CHECK_NO_THROW(make_plan(p, Algorithm::splitkv, Pass::fwd, t));
+  Problem sparse = p;
+  sparse.sparsity.kind = iosim::workload::SparsitySpec::Kind::random_density;
+  sparse.sparsity.density = 0.5;
+  BOOST_CHECK_THROW(make_plan(sparse, Algorithm::splitkv, Pass::fwd, t), iosim::InputError);
+}
+
+// Each query block's active key blocks are cut into `splits` consecutive runs
+// that cover them once, in order, differing by at most one block; no run is
+// empty while there are at least as many blocks as splits.
+BOOST_AUTO_TEST_CASE(splitkv_runs_partition_each_query_blocks_key_blocks_evenly) {
+  std::mt19937 rng(11);
+  for (int n = 0; n < 300; ++n) {
+    Problem p = problem(1 + static_cast<i64>(rng() % 40), 1 + static_cast<i64>(rng() % 900), 64, rng() % 2 == 0);
+    const i64 bm = 16 << (rng() % 2), bn = 16 << (rng() % 3);
+    const AttentionTiles t = schedule::make_tiles(p, bm, bn);
+    const i64 splits = 1 + static_cast<i64>(rng() % static_cast<std::uint32_t>(t.n_blocks()));
+    const schedule::SplitKvSchedule s{t, schedule::head_shape(p), 64, {}, splits};
+    for (i64 i = 0; i < t.m_blocks(); ++i) {
+      std::vector<i64> plain, walked;
+      for (i64 j = t.first_n_block(i); j < t.n_block_end(i); j = t.next_n_block(i, j)) plain.push_back(j);
+      i64 shortest = t.n_blocks() + 1, longest = 0;
+      for (i64 sp = 0; sp < splits; ++sp) {
+        const auto r = s.key_blocks({i, sp, 0, 0});
+        i64 run = 0;
+        for (i64 j = r.first; j < r.end; j = r.next(j), ++run) {
+          walked.push_back(j);
+          BOOST_TEST(r.masked(j) == t.needs_element_mask(i, j));
+        }
+        shortest = std::min(shortest, run);
+        longest = std::max(longest, run);
+      }
+      BOOST_TEST(walked == plain, boost::test_tools::per_element());
+      BOOST_TEST(longest - shortest <= 1);
+      if (t.n_block_end(i) >= splits) BOOST_TEST(shortest >= 1);
+    }
+  }
+}
+
+// The default: enough CTAs to fill the SMs once, at most one split per key block.
+BOOST_AUTO_TEST_CASE(default_splits_fill_the_sms_once) {
+  Problem p = problem(1, 32768, 128, false, 8, 8);
+  p.batch = 1;
+  BOOST_TEST(schedule::default_splits(p, 16, 64, 132) == 17);  // ceil(132 / 8)
+  p.batch = 32;                                                 // 256 CTAs already
+  BOOST_TEST(schedule::default_splits(p, 16, 64, 132) == 1);
+  p.batch = 1;
+  p.seq_k = 200;  // 4 key blocks
+  BOOST_TEST(schedule::default_splits(p, 16, 64, 132) == 4);
+  p.seq_q = 40;  // 3 query blocks: 24 CTAs
+  p.seq_k = 32768;
+  BOOST_TEST(schedule::default_splits(p, 16, 64, 132) == 6);
 }

@@ -20,7 +20,7 @@ schedule::AttentionTiles AttentionConfig::tiles() const {
 
 schedule::Plan AttentionConfig::plan(workload::Algorithm algorithm, workload::Pass pass, i64 sram_limit_bytes) const {
   const schedule::PlanTiling tiling{block_m, block_n, {gemm_tiles.tile_m, gemm_tiles.tile_n, gemm_tiles.tile_k},
-                                    sram_limit_bytes};
+                                    sram_limit_bytes, splits};
   return schedule::make_plan(problem, algorithm, pass, tiling, tiles().mask);
 }
 
@@ -54,7 +54,8 @@ std::vector<std::string> compiled_menu(const std::string& algorithm) {
   if (algorithm == "fa2") return fa2_compiled_menu();
   if (algorithm == "fa1") return fa1_compiled_menu();
   if (algorithm == "standard" || algorithm == "standard-eager") return standard_compiled_menu();
-  throw InputError("compiled_menu: unknown algorithm '" + algorithm + "' (valid: standard, standard-eager, fa1, fa2)");
+  if (algorithm == "splitkv") return splitkv_compiled_menu();
+  throw InputError("compiled_menu: unknown algorithm '" + algorithm + "' (valid: standard, standard-eager, fa1, fa2, splitkv)");
 }
 
 }  // namespace iosim::kernels

@@ -42,6 +42,7 @@ struct AttentionConfig {
   // Standard attention: called after each kernel of the plan is launched (the
   // harness records a CUDA event there to time the kernels one by one).
   std::function<void(const schedule::KernelPlan&)> after_launch;
+  i64 splits = 1;                   // splitkv: key-range splits per query block
   // The tile grid the schedules iterate, with d_block_mask as its mask.
   schedule::AttentionTiles tiles() const;
   // The pass's plan (sim/schedule/plan.h) with the device mask: the kernels
@@ -65,6 +66,8 @@ struct ForwardBuffers {
   void* pd = nullptr;    // standard-eager: P after dropout
   std::uint8_t* z = nullptr;           // standard-eager: dropout's keep mask, 1 byte per element
   const std::uint8_t* mask = nullptr;  // standard-eager: [seq_q][seq_k] visibility (standard_eager_fill_mask)
+  float* o_accum = nullptr;    // splitkv scratch: [batch][heads][splits * seq_q][d] fp32 partial O
+  float* lse_accum = nullptr;  // splitkv scratch: [batch][heads][splits * seq_q] partial LSE
 };
 
 struct BackwardBuffers {
@@ -110,6 +113,8 @@ void standard_eager_backward(const AttentionConfig& c, const BackwardBuffers& b,
 // Builds standard-eager's mask buffer ([seq_q][seq_k] bytes, 1 where the causal
 // rule and c's block mask let row r see key c), as a model does once.
 void standard_eager_fill_mask(const AttentionConfig& c, std::uint8_t* mask, cudaStream_t stream);
+// Split-KV forward (flash-decoding): O and L (lse) through the o_accum/lse_accum partials.
+void splitkv_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 
 // "d=64 Br=128 Bc=128 fp16, ..." for error messages and --help.
 std::vector<std::string> compiled_menu(const std::string& algorithm);
@@ -120,6 +125,7 @@ std::vector<std::string> compiled_menu(const std::string& algorithm);
 std::vector<std::string> fa2_compiled_menu();
 std::vector<std::string> fa1_compiled_menu();
 std::vector<std::string> standard_compiled_menu();
+std::vector<std::string> splitkv_compiled_menu();
 
 // Checks shared by every launcher, throwing iosim::InputError naming the
 // field and the valid values: the problem itself (Problem::validate), dtype

@@ -22,7 +22,8 @@ namespace {
 
 using iosim::cli::ArgParser;
 
-std::string problem_json(const iosim::harness::RunSpec& s, const std::string& pass, iosim::harness::Blocks b) {
+std::string problem_json(const iosim::harness::RunSpec& s, const std::string& pass, iosim::harness::Blocks b,
+                         iosim::i64 splits) {
   const auto& p = s.problem;
   std::ostringstream o;
   o << "\"algo\": \"" << s.algorithm << "\", \"pass\": \"" << pass << "\", \"batch\": " << p.batch
@@ -30,18 +31,20 @@ std::string problem_json(const iosim::harness::RunSpec& s, const std::string& pa
     << ", \"seq_k\": " << p.seq_k << ", \"head_dim\": " << p.head_dim << ", \"dtype\": \""
     << iosim::workload::to_string(p.dtype) << "\", \"causal\": " << (p.causal ? "true" : "false")
     << ", \"layout\": \"" << iosim::workload::to_string(p.layout) << "\", \"block_m\": " << b.m
-    << ", \"block_n\": " << b.n << ", \"block_density\": "
+    << ", \"block_n\": " << b.n << ", \"splits\": " << splits << ", \"block_density\": "
     << (p.sparsity.is_dense() ? 1.0 : p.sparsity.density);
   return o.str();
 }
 
-std::string problem_text(const iosim::harness::RunSpec& s, const std::string& pass, iosim::harness::Blocks b) {
+std::string problem_text(const iosim::harness::RunSpec& s, const std::string& pass, iosim::harness::Blocks b,
+                         iosim::i64 splits) {
   const auto& p = s.problem;
   std::ostringstream o;
   o << s.algorithm << " " << pass << "  B=" << p.batch << " H=" << p.heads << " Hkv=" << p.kv_heads
     << " Nq=" << p.seq_q << " Nk=" << p.seq_k << " d=" << p.head_dim << " " << iosim::workload::to_string(p.dtype)
     << (p.causal ? " causal" : "") << " " << iosim::workload::to_string(p.layout) << "  Br=" << b.m
     << " Bc=" << b.n;
+  if (s.algorithm == "splitkv") o << " splits=" << splits;
   if (!p.sparsity.is_dense()) o << " density=" << p.sparsity.density;
   return o.str();
 }
@@ -72,7 +75,7 @@ int cmd_check(const ArgParser& f) {
   const std::string pass_name(iosim::workload::to_string(pass));
   const auto r = iosim::harness::check(spec, pass);
   if (f.flag("json")) {
-    std::cout << "{\"command\": \"check\", " << problem_json(spec, pass_name, r.blocks) << ", \"errors\": {";
+    std::cout << "{\"command\": \"check\", " << problem_json(spec, pass_name, r.blocks, r.splits) << ", \"errors\": {";
     for (size_t i = 0; i < r.errors.size(); ++i) {
       const auto& e = r.errors[i];
       std::cout << (i ? ", " : "") << "\"" << e.tensor << "\": {\"max_abs_error\": " << num(e.norms.max_abs_error)
@@ -81,7 +84,7 @@ int cmd_check(const ArgParser& f) {
     }
     std::cout << "}, \"max_relative\": " << num(r.max_relative()) << "}\n";
   } else {
-    std::cout << problem_text(spec, pass_name, r.blocks) << "\n";
+    std::cout << problem_text(spec, pass_name, r.blocks, r.splits) << "\n";
     for (const auto& e : r.errors) {
       std::printf("  %-3s max|err| %-12.4g max|ref| %-12.4g relative %.4g\n", e.tensor.c_str(),
                   e.norms.max_abs_error, e.norms.max_abs_ref, e.norms.relative());
@@ -104,7 +107,7 @@ int cmd_bench(const ArgParser& f) {
   o.per_kernel = f.flag("per-kernel");
   const auto r = iosim::harness::bench(spec, pass, o);
   if (f.flag("json")) {
-    std::cout << "{\"command\": \"bench\", " << problem_json(spec, pass_name, r.blocks) << ", \"device\": \""
+    std::cout << "{\"command\": \"bench\", " << problem_json(spec, pass_name, r.blocks, r.splits) << ", \"device\": \""
               << r.device << "\", \"median_ms\": " << num(r.median_ms) << ", \"min_ms\": " << num(r.min_ms)
               << ", \"max_ms\": " << num(r.max_ms) << ", \"flops\": " << num(r.flops)
               << ", \"tflops\": " << num(r.tflops) << ", \"iters\": " << o.iters << ", \"warmup\": " << o.warmup
@@ -112,7 +115,7 @@ int cmd_bench(const ArgParser& f) {
     if (o.per_kernel) std::cout << ", \"kernels\": " << kernels_json(r.kernels);
     std::cout << "}\n";
   } else {
-    std::cout << problem_text(spec, pass_name, r.blocks) << "\n";
+    std::cout << problem_text(spec, pass_name, r.blocks, r.splits) << "\n";
     std::printf("  %s: median %.4f ms (min %.4f, max %.4f over %d runs), %.1f TFLOP/s; %d buffer sets x %.1f MiB\n",
                 r.device.c_str(), r.median_ms, r.min_ms, r.max_ms, o.iters, r.tflops, r.sets,
                 static_cast<double>(r.set_bytes) / (1 << 20));

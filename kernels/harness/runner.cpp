@@ -25,7 +25,7 @@ using workload::Problem;
 using u16 = std::uint16_t;
 
 const std::vector<std::string>& kernel_algorithms() {
-  static const std::vector<std::string> algos{"standard", "standard-eager", "fa1", "fa2"};
+  static const std::vector<std::string> algos{"standard", "standard-eager", "fa1", "fa2", "splitkv"};
   return algos;
 }
 
@@ -39,7 +39,7 @@ bool is_standard(const std::string& a) { return a == "standard" || a == "standar
 void require_algorithm(const std::string& a) {
   const auto& v = kernel_algorithms();
   if (std::find(v.begin(), v.end(), a) == v.end())
-    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, standard-eager, fa1, fa2)");
+    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, standard-eager, fa1, fa2, splitkv)");
 }
 
 // ---------------------------------------------------------------------------
@@ -107,10 +107,11 @@ Sizes sizes(const Problem& p) {
 // Every device buffer one run of an algorithm touches.
 struct Workspace {
   DeviceBuffer<u16> q, k, v, o, d_o, dq, dk, dv, s, p, dp, ds, pd;
-  DeviceBuffer<float> lse, l, m, dq_accum, dvec;
+  DeviceBuffer<float> lse, l, m, dq_accum, dvec, o_accum, lse_accum;
   DeviceBuffer<std::uint8_t> z, mask;  // standard-eager: dropout's keep mask, the [seq_q][seq_k] mask buffer
 
-  Workspace(const std::string& algo, const Problem& pr, bool backward) {
+  // `splits` > 0: splitkv's partials for that many splits.
+  Workspace(const std::string& algo, const Problem& pr, bool backward, i64 splits) {
     const Sizes n = sizes(pr);
     const auto sz = [](i64 x) { return static_cast<size_t>(x); };
     const bool standard = is_standard(algo);
@@ -126,6 +127,10 @@ struct Workspace {
     lse = DeviceBuffer<float>(sz(n.stat));
     l = DeviceBuffer<float>(sz(n.stat));
     m = DeviceBuffer<float>(sz(n.stat));
+    if (splits > 0) {
+      o_accum = DeviceBuffer<float>(sz(n.q * splits));
+      lse_accum = DeviceBuffer<float>(sz(n.stat * splits));
+    }
     if (standard) {
       s = DeviceBuffer<u16>(sz(n.nn));
       p = DeviceBuffer<u16>(sz(n.nn));
@@ -146,10 +151,12 @@ struct Workspace {
   i64 bytes() const {
     return static_cast<i64>(q.bytes() + k.bytes() + v.bytes() + o.bytes() + d_o.bytes() + dq.bytes() + dk.bytes() +
                             dv.bytes() + s.bytes() + p.bytes() + dp.bytes() + ds.bytes() + pd.bytes() + lse.bytes() +
-                            l.bytes() + m.bytes() + dq_accum.bytes() + dvec.bytes() + z.bytes() + mask.bytes());
+                            l.bytes() + m.bytes() + dq_accum.bytes() + dvec.bytes() + z.bytes() + mask.bytes() +
+                            o_accum.bytes() + lse_accum.bytes());
   }
   kernels::ForwardBuffers forward() {
-    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get(), pd.get(), z.get(), mask.get()};
+    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get(), pd.get(), z.get(), mask.get(),
+            o_accum.get(), lse_accum.get()};
   }
   kernels::BackwardBuffers backward() {
     return {q.get(),  k.get(),  v.get(),  o.get(),        d_o.get(),  lse.get(), l.get(), m.get(), p.get(),
@@ -157,7 +164,7 @@ struct Workspace {
   }
   void poison_forward_outputs() {
     for (auto* b : {&o, &s, &p, &pd}) b->fill_bytes(0xFF);
-    for (auto* b : {&lse, &l, &m}) b->fill_bytes(0xFF);
+    for (auto* b : {&lse, &l, &m, &o_accum, &lse_accum}) b->fill_bytes(0xFF);
     z.fill_bytes(0xFF);  // neither 0 nor 1: an unwritten keep flag shows in the keep-mask check
   }
   void poison_backward_outputs() {
@@ -169,6 +176,7 @@ struct Workspace {
 void run_forward(const std::string& algo, const kernels::AttentionConfig& c, const kernels::ForwardBuffers& b,
                  cudaStream_t s) {
   if (algo == "fa2") kernels::fa2_forward(c, b, s);
+  else if (algo == "splitkv") kernels::splitkv_forward(c, b, s);
   else if (algo == "fa1") kernels::fa1_forward(c, b, s);
   else if (algo == "standard-eager") kernels::standard_eager_forward(c, b, s);
   else kernels::standard_forward(c, b, s);
@@ -195,6 +203,7 @@ std::optional<workload::BlockMask> block_mask(const RunSpec& s, Blocks b) {
 
 kernels::AttentionConfig make_config(const RunSpec& s, Blocks b, const std::uint8_t* d_mask) {
   kernels::AttentionConfig c;
+  c.splits = run_splits(s, b);
   c.problem = s.problem;
   c.block_m = b.m;
   c.block_n = b.n;
@@ -285,8 +294,29 @@ Blocks default_blocks(const RunSpec& s, Pass pass) {
     return d64 ? Blocks{128, 128} : Blocks{128, 64};
   }
   if (is_standard(s.algorithm)) return {s.gemm.m, s.gemm.n};
+  if (s.algorithm == "splitkv") return {16, 64};
   return {64, 64};
 }
+
+i64 run_splits(const RunSpec& s, Blocks b) {
+  if (s.algorithm != "splitkv") {
+    if (s.splits > 0) throw InputError("--splits applies to --algo splitkv only (got --algo " + s.algorithm + ")");
+    return 1;
+  }
+  return s.splits > 0 ? s.splits : schedule::default_splits(s.problem, b.m, b.n, kernels::current_device().sm_count);
+}
+
+namespace {
+
+// splitkv's domain (forward only, no block mask, 1..key-blocks splits), with
+// the simulator's messages, before any buffer is allocated.
+void require_runnable(const RunSpec& s, Pass pass, Blocks b) {
+  if (s.algorithm != "splitkv") return;
+  if (s.mask) throw InputError("splitkv takes no block mask (dense or causal problems only)");
+  schedule::check_splitkv(s.problem, pass, b.n, run_splits(s, b));
+}
+
+}  // namespace
 
 // The tiling of the forward run that feeds a backward pass: the backward's
 // own when a block mask is defined on its grid or the blocks were given
@@ -310,9 +340,11 @@ CheckResult check(const RunSpec& s, Pass pass) {
   const Blocks blocks = default_blocks(s, backward ? Pass::bwd : Pass::fwd);
   const auto mask = block_mask(s, blocks);
   const Blocks fwd_blocks = forward_blocks(s, pass, blocks, mask.has_value());
+  require_runnable(s, pass, blocks);
+  const i64 splits = run_splits(s, fwd_blocks);
 
   const Inputs in = make_inputs(s, backward, true);
-  Workspace ws(s.algorithm, pr, backward);
+  Workspace ws(s.algorithm, pr, backward, s.algorithm == "splitkv" ? splits : 0);
   DeviceBuffer<std::uint8_t> d_mask(mask ? mask->active.size() : 0);
   if (mask) d_mask.upload(mask->active);
   const kernels::AttentionConfig cfg = make_config(s, blocks, mask ? d_mask.get() : nullptr);
@@ -329,6 +361,7 @@ CheckResult check(const RunSpec& s, Pass pass) {
 
   CheckResult result;
   result.blocks = blocks;
+  result.splits = splits;
   ws.poison_forward_outputs();
   run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());
   stream.synchronize();
@@ -340,7 +373,7 @@ CheckResult check(const RunSpec& s, Pass pass) {
   if (has_forward(pass)) {
     const numerics::ForwardResult ref = numerics::reference_forward(pr, ref_in, ref_mask, dropout);
     result.errors.push_back({"O", numerics::compare(query_side(to_floats(ws.o.download(), pr.dtype), pr), ref.o)});
-    if (s.algorithm == "fa2") {
+    if (s.algorithm == "fa2" || s.algorithm == "splitkv") {
       result.errors.push_back({"L", numerics::compare(stats(ws.lse.download(), pr), ref.lse)});
     } else if (s.algorithm == "fa1") {
       result.errors.push_back({"L", numerics::compare(stats(lse_from_l_m(ws.l.download(), ws.m.download()), pr), ref.lse)});
@@ -424,6 +457,9 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   const Problem& pr = s.problem;
   const bool forward = has_forward(pass), backward = has_backward(pass);
   const Blocks blocks = default_blocks(s, backward ? Pass::bwd : Pass::fwd);
+  require_runnable(s, pass, blocks);
+  const i64 splits = run_splits(s, blocks);
+  const i64 partials = s.algorithm == "splitkv" ? splits : 0;
   const auto mask = block_mask(s, blocks);
   const kernels::DeviceInfo dev = kernels::current_device();
 
@@ -437,7 +473,7 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
   // Rotate over enough input/output sets that the data of one run is evicted
   // from L2 before the same set runs again.
   std::vector<Workspace> sets;
-  sets.emplace_back(s.algorithm, pr, backward);
+  sets.emplace_back(s.algorithm, pr, backward, partials);
   const i64 set_bytes = sets.front().bytes();
   size_t free_bytes = 0, total_bytes = 0;
   IOSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -445,7 +481,7 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
                                                                   static_cast<double>(set_bytes))));
   const i64 fit = static_cast<i64>(0.8 * static_cast<double>(free_bytes) / static_cast<double>(set_bytes)) + 1;
   const i64 n_sets = std::max<i64>(1, std::min<i64>({wanted, fit, o.max_sets}));
-  while (static_cast<i64>(sets.size()) < n_sets) sets.emplace_back(s.algorithm, pr, backward);
+  while (static_cast<i64>(sets.size()) < n_sets) sets.emplace_back(s.algorithm, pr, backward, partials);
   CudaStream stream;
   for (auto& ws : sets) {
     upload(ws, in, fwd_cfg, stream.get());
@@ -488,6 +524,7 @@ BenchResult bench(const RunSpec& s, Pass pass, const BenchOptions& o) {
 
   BenchResult r;
   r.blocks = blocks;
+  r.splits = splits;
   r.device = dev.name;
   r.sets = static_cast<int>(sets.size());
   r.set_bytes = set_bytes;

@@ -15,7 +15,7 @@
 
 namespace iosim::harness {
 
-// The kernels the harness can run: "standard", "standard-eager", "fa1", "fa2".
+// The kernels the harness can run: "standard", "standard-eager", "fa1", "fa2", "splitkv".
 const std::vector<std::string>& kernel_algorithms();
 
 struct RunSpec {
@@ -24,6 +24,7 @@ struct RunSpec {
   i64 block_m = 0;  // 0: default_blocks()
   i64 block_n = 0;
   trace::GemmTiles gemm;  // standard attention's GEMM tiles
+  i64 splits = 0;         // splitkv's key-range splits; 0: schedule::default_splits for the device's SMs
   // An explicit block mask on the (block_m x block_n) grid; when absent,
   // problem.sparsity is materialised on that grid (dense by default).
   std::optional<workload::BlockMask> mask;
@@ -39,8 +40,9 @@ struct Blocks {
   i64 m = 0, n = 0;
 };
 // fa2: forward d64 128x128 and d128 128x64, backward d64 128x128 and d128
-// 64x128 (FlashAttention-2's choices); 64x64 for fa1; the GEMM tile for
-// standard (its block mask is defined on the GEMM tile grid).
+// 64x128 (FlashAttention-2's choices); 64x64 for fa1; 16x64 for splitkv (the
+// simulator's default); the GEMM tile for standard (its block mask is defined
+// on the GEMM tile grid).
 Blocks default_blocks(const RunSpec& s, workload::Pass pass);
 // The tiling of the forward run that feeds a backward pass: the backward's own
 // (pass_blocks) when masked or when blocks were given, else the forward default.
@@ -50,8 +52,13 @@ struct TensorError {
   std::string tensor;  // "O", "L", "dQ", "dK", "dV", "Z"
   numerics::ErrorNorms norms;
 };
+// splitkv's splits for a run (1 for the other algorithms): RunSpec::splits,
+// or the default rule for the current device's SM count.
+i64 run_splits(const RunSpec& s, Blocks b);
+
 struct CheckResult {
   Blocks blocks;
+  i64 splits = 1;
   std::vector<TensorError> errors;
   std::optional<double> keep_fraction;  // standard-eager: the fraction of Z's elements kept
   double max_relative() const;
@@ -83,6 +90,7 @@ struct KernelTiming {
 };
 struct BenchResult {
   Blocks blocks;
+  i64 splits = 1;
   std::string device;
   int sets = 0;
   i64 set_bytes = 0;

@@ -33,6 +33,7 @@ int cmd_numerics(const Args& args) {
   const auto run = trace::build_trace(p, s.options);
   numerics::CheckOptions opt;
   opt.logit_scale = parser.real("logit-scale").value_or(1.0);
+  opt.splits = run.tiling.splits;
   const auto report = numerics::check_numerics(p, s.options.algorithm, s.options.pass, run.tiling.block_m,
                                                run.tiling.block_n,
                                                static_cast<std::uint64_t>(parser.integer("seed").value_or(1)), opt);

@@ -40,6 +40,9 @@ void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
            "      that divides evenly (README: Conventions)")
       .add("block-m", Kind::integer, "BR", "query rows per tile (with --block-n) [" + help.default_tiling + "]")
       .add("block-n", Kind::integer, "BC", "key columns per tile (with --block-m) [" + help.default_tiling + "]")
+      .add("splits", Kind::integer, "S",
+           "splitkv: key-range splits per query block, 1..ceil(NK/BC) [enough CTAs to fill the SMs once:\n"
+           "      ceil(SMs / (B*H*ceil(NQ/BR))), at most the key blocks]")
       .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
       .add("gemm-n", Kind::integer, "TN", "standard attention GEMM tile columns [128]")
       .add("gemm-k", Kind::integer, "TK", "standard attention GEMM reduction chunk [32]")
@@ -90,6 +93,7 @@ trace::TraceOptions tiling_from_flags(const ArgParser& a) {
   o.pass = workload::parse_pass(a.text("pass").value_or("fwd"));
   o.block_m = positive(a, "block-m");
   o.block_n = positive(a, "block-n");
+  o.splits = positive(a, "splits");
   o.gemm.m = positive(a, "gemm-m").value_or(o.gemm.m);
   o.gemm.n = positive(a, "gemm-n").value_or(o.gemm.n);
   o.gemm.k = positive(a, "gemm-k").value_or(o.gemm.k);

@@ -19,7 +19,7 @@ namespace iosim::cli {
 struct ProblemFlagsHelp {
   std::string algorithms =
       "standard | standard-eager (GPT-2's eager PyTorch attention: + scale, mask, dropout kernels) | "
-      "fa1 | fa2 | fa1-swapped (forward-only teaching variant)";
+      "fa1 | fa2 | fa1-swapped (forward-only teaching variant) | splitkv (split-KV forward, flash-decoding)";
   std::string default_algorithm = "fa2";  // what --algo's help names as the default
   std::string passes = "fwd | bwd | fwdbwd";
   std::string dtypes = "fp16 | bf16 | fp32";
@@ -30,7 +30,7 @@ void add_problem_flags(ArgParser& parser, const ProblemFlagsHelp& help = {});
 // Throws InputError for missing or inconsistent flags and for the rules of
 // Problem::validate.
 workload::Problem problem_from_flags(const ArgParser& parser);
-// --algo, --pass, --block-m/--block-n and --gemm-*. sram_limit_bytes keeps its
+// --algo, --pass, --block-m/--block-n, --splits and --gemm-*. sram_limit_bytes keeps its
 // default: the hardware is the caller's to state.
 trace::TraceOptions tiling_from_flags(const ArgParser& parser);
 

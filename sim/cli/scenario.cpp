@@ -77,8 +77,10 @@ void choose_kernel_tiles(const workload::Problem& problem, trace::TraceOptions& 
   o.block_rule = workload::is_standard(o.algorithm)
                      ? "kernel: the compiled GEMM tile nearest to " + std::to_string(g.m) + "x" + std::to_string(g.n) +
                            "x" + std::to_string(g.k)
-                     : "kernel: the compiled tile nearest to the paper's rule (" + std::to_string(rule.block_m) +
-                           " x " + std::to_string(rule.block_n) + ")";
+                     : "kernel: the compiled tile nearest to " +
+                           std::string(o.algorithm == workload::Algorithm::splitkv ? "splitkv's default"
+                                                                                   : "the paper's rule") +
+                           " (" + std::to_string(rule.block_m) + " x " + std::to_string(rule.block_n) + ")";
   o.block_m = tile->block_m;
   o.block_n = tile->block_n;
   o.gemm = tile->gemm;
@@ -108,6 +110,7 @@ Scenario scenario_from_flags(const ArgParser& a, profile::HardwareProfile profil
     throw InputError("profile '" + s.profile.name + "' has no bf16 tensor cores (use --dtype fp16 or fp32)");
   s.options = tiling_from_flags(a);
   s.options.sram_limit_bytes = s.profile.smem_per_block_bytes;
+  s.options.sm_count = s.profile.sm_count;
   apply_tiles_flag(a, s.problem, s.options);
   return s;
 }

@@ -207,6 +207,27 @@ void fa2_backward(Builder& b, const Dims& x, const TileStats& s) {
   b.write("dQ: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
 }
 
+// Split-KV: per query block i with E_i active key blocks, min(S, E_i) splits
+// are non-empty and load Q_i once each; K/V as FA2's forward (each active
+// tile once, over all splits); every split CTA writes its fp32 partial O and
+// LSE, and the combine reads them all and writes O and L.
+void splitkv_forward(Builder& b, const Dims& x, const TileStats& s, const workload::Problem& p, i64 bm, i64 bn,
+                     i64 splits) {
+  i64 q_rows = 0;  // sum over query blocks of rows(i) * min(S, E_i)
+  for (i64 i = 0; i < s.t_r; ++i) {
+    const i64 e_i = p.causal ? causal_key_blocks(p, bm, bn, i) : s.t_c;
+    q_rows += std::min(bm, p.seq_q - i * bm) * std::min(splits, e_i);
+  }
+  const i64 part_rows = x.BH() * splits * x.Nq;
+  b.read("Q_i once per non-empty split: e*d*Nq*min(S, T_c) per head (dense)", x.BH() * x.e * x.d * q_rows);
+  b.read("K_j, V_j per active tile: 2*e*d*Nk*T_r per head (dense)", x.BH() * 2 * x.e * x.d * s.cols_over_active);
+  b.write("Oaccum, every split's partial O: 4*d*S*Nq per head", kAcc * x.d * part_rows);
+  b.write("LSEaccum, every split's log-sum-exp: 4*S*Nq per head", kStat * part_rows);
+  b.read("Oaccum, LSEaccum in the combine: 4*(d+1)*S*Nq per head", (kAcc * x.d + kStat) * part_rows);
+  b.write("O: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
+  b.write("L = log sum_s exp(LSE_s): 4*Nq per head", x.BH() * kStat * x.Nq);
+}
+
 // The papers' asymptotic expressions in elements (N = N_q, M = SRAM elements
 // of the block rule), times the element size, for all heads.
 void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& x) {
@@ -241,6 +262,9 @@ void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& 
     case Algorithm::standard_eager:
       f.expression = "Theta(Nd + N^2) (standard, and the elementwise kernels' N^2 each)";
       return;
+    case Algorithm::splitkv:
+      f.expression = "FA2 forward's + Theta(S N_q d) (the splits' partials written and read back)";
+      return;
   }
 }
 
@@ -255,7 +279,8 @@ i64 tensor_flops(const trace::AlgorithmTrace& run, const Dims& x, const TileStat
     case Algorithm::standard:
     case Algorithm::standard_eager: return (fwd ? 2 * gemm : 0) + (bwd ? 4 * gemm : 0);
     case Algorithm::fa1:
-    case Algorithm::fa2: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
+    case Algorithm::fa2:
+    case Algorithm::splitkv: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
     case Algorithm::fa1_swapped: return 2 * tile_flops;
   }
   return 0;
@@ -294,6 +319,9 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
       if (fwd) fa2_forward(b, x, s);
       if (bwd) fa2_backward(b, x, s);
       break;
+    case Algorithm::splitkv:
+      splitkv_forward(b, x, s, p, run.tiling.block_m, run.tiling.block_n, run.tiling.splits);
+      break;
   }
   paper_expression(b.f, run, x);
   b.f.tensor_flops = tensor_flops(run, x, s);
@@ -306,7 +334,7 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
   const i64 bh = p.batch * p.heads, bhkv = p.batch * p.kv_heads, group = p.heads / p.kv_heads;
   const schedule::Plan plan =
       schedule::make_plan(p, run.algorithm, run.pass,
-                          {run.tiling.block_m, run.tiling.block_n, run.gemm, run.sram_limit_bytes},
+                          {run.tiling.block_m, run.tiling.block_n, run.gemm, run.sram_limit_bytes, run.tiling.splits},
                           schedule::mask_view(run.mask.get()));
   std::vector<i64> steps;
   for (const auto& k : plan.kernels) {
@@ -335,6 +363,10 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
         steps.push_back(k.grid.count() * (k.as<schedule::SoftmaxPlan>().s.row_fits_on_chip() ? 1 : 2));
         break;
       case KernelKind::elementwise: steps.push_back(k.grid.count()); break;  // one step per CTA
+      // A step per active key block (each in one split), and one per CTA for its partials.
+      case KernelKind::splitkv_fwd: steps.push_back(bh * (s.active + s.t_r * run.tiling.splits)); break;
+      // A step per split, then O and L written.
+      case KernelKind::splitkv_combine: steps.push_back(k.grid.count() * (run.tiling.splits + 1)); break;
     }
   }
   return steps;

@@ -67,7 +67,7 @@ NumericsReport check_numerics(const workload::Problem& problem, workload::Algori
 
   // One materialised mask, shared by the tiled run and the reference.
   const ReferenceMask ref_mask = reference_mask(problem, block_m, block_n);
-  const TiledOptions tiling{block_m, block_n, ref_mask.blocks, options.fault};
+  const TiledOptions tiling{block_m, block_n, ref_mask.blocks, options.fault, options.splits};
   const i64 m_blocks = ceil_div(problem.seq_q, block_m), n_blocks = ceil_div(problem.seq_k, block_n);
 
   schedule::AttentionTiles tiles{problem.seq_q, problem.seq_k, block_m, block_n, problem.causal, {}};

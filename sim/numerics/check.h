@@ -19,6 +19,7 @@ struct CheckOptions {
   // deviation about logit_scale (K ~ N(0, 1)); 30 gives logits of +-30 and more.
   double logit_scale = 1.0;
   InjectedFault fault = InjectedFault::none;  // test-only, see tiled.h
+  i64 splits = 1;                             // splitkv's key-range splits
 };
 
 struct OutputError {

@@ -28,7 +28,7 @@ bool fault_applies(InjectedFault f, Algorithm a) {
   switch (f) {
     case InjectedFault::none: return true;
     case InjectedFault::fa1_skip_l_rescale: return a == Algorithm::fa1 || a == Algorithm::fa1_swapped;
-    case InjectedFault::fa2_skip_o_rescale: return a == Algorithm::fa2;
+    case InjectedFault::fa2_skip_o_rescale: return a == Algorithm::fa2 || a == Algorithm::splitkv;
     case InjectedFault::skip_diagonal_mask: return !workload::is_standard(a);
   }
   return false;
@@ -50,6 +50,10 @@ void validate(Algorithm a, const workload::Problem& p, const AttentionInputs& in
   }
   if (backward && a == Algorithm::fa1_swapped)
     throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");
+  if (a == Algorithm::splitkv) {
+    schedule::check_splitkv(p, backward ? workload::Pass::bwd : workload::Pass::fwd, opt.block_n, opt.splits);
+    if (!opt.mask.active.empty()) throw InputError("splitkv takes no block mask (dense or causal problems only)");
+  }
   if (!fault_applies(opt.fault, a))
     throw InputError("tiled attention: the injected fault does not exist in " + std::string(workload::to_string(a)));
 }
@@ -68,6 +72,7 @@ struct Context {
   double scale = 1.0;
   InjectedFault fault = InjectedFault::none;
   i64* score_elements = nullptr;
+  i64 splits = 1;
 };
 
 // S_ij = scale Q_i K_j^T, with the elements above the causal diagonal set to
@@ -197,32 +202,78 @@ HeadForward fa1_swapped_forward_head(const Context& cx, const Mat& q, const Mat&
 }
 
 // ---------------------------------------------------------------------------
-// FlashAttention-2: one CTA per query block; the O accumulator stays
-// unnormalised and is rescaled by e^(m_old - m_new) when the row max grows.
+// FA2's online softmax over one run of key blocks of query block i: the
+// unnormalised accumulator, rescaled by e^(m_old - m_new) when the row max
+// grows, and the rows' maxima m and sums l.
+struct OnlineRows {
+  Mat acc;
+  Vec m, l;
+};
+OnlineRows online_softmax_run(const Context& cx, const Mat& sQ, const Mat& k, const Mat& v, i64 i,
+                              const AttentionTiles::KeyBlockRange<i64>& keys) {
+  const AttentionTiles& t = cx.tiles;
+  const i64 rows = sQ.rows();
+  OnlineRows o{Mat::Zero(rows, v.cols()), Vec::Constant(rows, kNegInf), Vec::Zero(rows)};
+  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
+    const Vec m_new = o.m.cwiseMax(s.rowwise().maxCoeff());
+    const Mat p = exp_rows(s, m_new);
+    Vec rescale(rows);
+    for (i64 r = 0; r < rows; ++r) rescale(r) = std::exp(o.m(r) - exp_offset(m_new(r)));
+    o.l = rescale.cwiseProduct(o.l) + p.rowwise().sum();
+    if (cx.fault != InjectedFault::fa2_skip_o_rescale) o.acc = rescale.asDiagonal() * o.acc;
+    o.acc += p * v.middleRows(t.col_begin(j), t.cols_in(j));
+    o.m = m_new;
+  }
+  return o;
+}
+
+// FlashAttention-2: one CTA per query block, O = acc / l and L = m + log l.
 HeadForward fa2_forward_head(const Context& cx, const Mat& q, const Mat& k, const Mat& v) {
   const AttentionTiles& t = cx.tiles;
   HeadForward out{Mat::Zero(q.rows(), q.cols()), Mat(), Vec(q.rows()), Vec(), Vec()};
   const schedule::Fa2ForwardSchedule sched{t, {}, q.cols(), {}};
   for (i64 i = 0; i < t.m_blocks(); ++i) {  // a CTA per query block
     const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
+    const OnlineRows o = online_softmax_run(cx, q.middleRows(r0, rows), k, v, i, sched.key_blocks({i, 0, 0}));
+    for (i64 r = 0; r < rows; ++r) {
+      out.o.row(r0 + r) = safe_inverse(o.l(r)) * o.acc.row(r);
+      out.lse(r0 + r) = log_sum_exp(o.m(r), o.l(r));
+    }
+  }
+  return out;
+}
+
+// Split-KV: each (query block, split) CTA runs FA2's loop over its run of key
+// blocks and leaves a normalised partial O_s and LSE_s (O_s = 0, LSE_s = -inf
+// for an empty run); the combine walks the splits in order with a running
+// maximum, as its kernel does.
+HeadForward splitkv_forward_head(const Context& cx, const Mat& q, const Mat& k, const Mat& v) {
+  const AttentionTiles& t = cx.tiles;
+  HeadForward out{Mat::Zero(q.rows(), q.cols()), Mat(), Vec(q.rows()), Vec(), Vec()};
+  const schedule::SplitKvSchedule sched{t, {}, q.cols(), {}, cx.splits};
+  for (i64 i = 0; i < t.m_blocks(); ++i) {
+    const i64 r0 = t.row_begin(i), rows = t.rows_in(i);
     const Mat sQ = q.middleRows(r0, rows);
-    Mat acc = Mat::Zero(rows, q.cols());
-    Vec m = Vec::Constant(rows, kNegInf), l = Vec::Zero(rows);
-    const auto keys = sched.key_blocks({i, 0, 0});
-    for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-      const Mat s = score_tile(cx, sQ, k.middleRows(t.col_begin(j), t.cols_in(j)), i, j);
-      const Vec m_new = m.cwiseMax(s.rowwise().maxCoeff());
-      const Mat p = exp_rows(s, m_new);
-      Vec rescale(rows);
-      for (i64 r = 0; r < rows; ++r) rescale(r) = std::exp(m(r) - exp_offset(m_new(r)));
-      l = rescale.cwiseProduct(l) + p.rowwise().sum();
-      if (cx.fault != InjectedFault::fa2_skip_o_rescale) acc = rescale.asDiagonal() * acc;
-      acc += p * v.middleRows(t.col_begin(j), t.cols_in(j));
-      m = m_new;
+    Mat acc_all = Mat::Zero(rows, q.cols());  // the combine: sum_s e^(LSE_s - m) O_s
+    Vec m_all = Vec::Constant(rows, kNegInf), sum_all = Vec::Zero(rows);
+    for (i64 sp = 0; sp < cx.splits; ++sp) {
+      const OnlineRows o = online_softmax_run(cx, sQ, k, v, i, sched.key_blocks({i, sp, 0, 0}));
+      const Vec& m = o.m;
+      const Vec& l = o.l;
+      const Mat& acc = o.acc;
+      for (i64 r = 0; r < rows; ++r) {
+        const double lse_s = log_sum_exp(m(r), l(r));
+        const double m_new = std::max(m_all(r), lse_s);
+        const double alpha = std::exp(m_all(r) - exp_offset(m_new)), w = std::exp(lse_s - exp_offset(m_new));
+        acc_all.row(r) = alpha * acc_all.row(r) + (w * safe_inverse(l(r))) * acc.row(r);
+        sum_all(r) = alpha * sum_all(r) + w;
+        m_all(r) = m_new;
+      }
     }
     for (i64 r = 0; r < rows; ++r) {
-      out.o.row(r0 + r) = safe_inverse(l(r)) * acc.row(r);
-      out.lse(r0 + r) = log_sum_exp(m(r), l(r));
+      out.o.row(r0 + r) = safe_inverse(sum_all(r)) * acc_all.row(r);
+      out.lse(r0 + r) = log_sum_exp(m_all(r), sum_all(r));
     }
   }
   return out;
@@ -235,6 +286,7 @@ HeadForward forward_head(Algorithm a, const Context& cx, const Mat& q, const Mat
     case Algorithm::fa1: return fa1_forward_head(cx, q, k, v);
     case Algorithm::fa1_swapped: return fa1_swapped_forward_head(cx, q, k, v);
     case Algorithm::fa2: return fa2_forward_head(cx, q, k, v);
+    case Algorithm::splitkv: return splitkv_forward_head(cx, q, k, v);
   }
   throw InputError("tiled attention: unknown algorithm");
 }
@@ -352,9 +404,10 @@ GroupGrads backward_group(Algorithm a, const Context& cx, const GroupInputs& g) 
     case Algorithm::standard_eager: return standard_backward_group(cx, g);
     case Algorithm::fa1: return fa1_backward_group(cx, g);
     case Algorithm::fa2: return fa2_backward_group(cx, g);
-    case Algorithm::fa1_swapped: break;
+    case Algorithm::fa1_swapped:
+    case Algorithm::splitkv: break;
   }
-  throw InputError("fa1-swapped is a forward-only teaching variant (use --pass fwd)");
+  throw InputError(std::string(workload::to_string(a)) + " is forward-only (use --pass fwd)");
 }
 
 Vec to_vec(const HeadMatrix& m) { return detail::to_eigen(m).col(0); }
@@ -375,7 +428,7 @@ TiledForward tiled_forward(Algorithm a, const workload::Problem& p, const Attent
                            const TiledOptions& opt) {
   validate(a, p, in, opt, false);
   TiledForward out;
-  const Context cx{make_tiles(p, opt), softmax_scale(p), opt.fault, &out.score_elements};
+  const Context cx{make_tiles(p, opt), softmax_scale(p), opt.fault, &out.score_elements, opt.splits};
   const schedule::HeadShape shape = head_shape(p);
   for (i64 b = 0; b < p.batch; ++b)
     for (i64 h = 0; h < p.heads; ++h) {

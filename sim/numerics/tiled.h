@@ -15,6 +15,10 @@
 //                written every step, dK_j/dV_j accumulated on chip).
 //   fa1-swapped  forward only: outer query blocks, inner key blocks, the same
 //                per-step normalised update, O_i kept on chip.
+//   splitkv      forward only: per query block and split, FA2's loop over the
+//                split's run of key blocks (SplitKvSchedule::key_blocks) gives a
+//                normalised partial O_s and LSE_s; the combine merges the splits
+//                in order, L = log sum_s e^LSE_s, O = sum_s e^(LSE_s - L) O_s.
 //   fa2          forward: unnormalised O accumulator rescaled by e^(m_old - m_new),
 //                O = acc / l and L = m + log l at the end. backward: D = rowsum(dO o O)
 //                preprocess; per key block j and query head of its GQA group,
@@ -46,6 +50,7 @@ struct TiledOptions {
   i64 block_n = 64;              // B_c
   workload::BlockMask mask;      // over the (block_m x block_n) grid; empty = dense
   InjectedFault fault = InjectedFault::none;  // test-only
+  i64 splits = 1;                // splitkv's key-range splits
 };
 
 // What an algorithm's forward pass leaves for its backward pass. o and lse are
@@ -65,8 +70,8 @@ struct TiledBackward {
 
 // Throws InputError for non-positive blocks, a mask whose shape is not the
 // tile grid, inputs whose shapes differ from the problem, fa1-swapped's
-// backward (it has none, as in build_trace), or a fault that the algorithm
-// does not contain.
+// or splitkv's backward (they have none, as in build_trace), splits outside
+// splitkv's domain, or a fault that the algorithm does not contain.
 TiledForward tiled_forward(workload::Algorithm a, const workload::Problem& p, const AttentionInputs& in,
                            const TiledOptions& opt);
 // `fwd` must come from tiled_forward with the same algorithm, problem, inputs and options.

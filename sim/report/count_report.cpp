@@ -157,6 +157,7 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
   j.end_array().end_object();
   j.key("tiling").begin_object();
   j.field("block_m", run.tiling.block_m).field("block_n", run.tiling.block_n);
+  j.field("splits", run.tiling.splits).field("splits_rule", run.tiling.splits_rule);
   j.field("sram_bytes", run.tiling.sram_bytes).field("sram_limit_bytes", run.sram_limit_bytes);
   j.field("rule", run.tiling.rule);
   j.key("gemm").begin_object().field("m", run.gemm.m).field("n", run.gemm.n).field("k", run.gemm.k).end_object();
@@ -172,6 +173,8 @@ void print_count_report(std::ostream& out, const profile::HardwareProfile& prof,
   out << "problem: " << describe_problem(run.problem) << "\n";
   out << "tiling:  Br=" << run.tiling.block_m << " Bc=" << run.tiling.block_n << " (" << run.tiling.rule
       << "); shared memory " << run.tiling.sram_bytes << " of " << run.sram_limit_bytes << " B per CTA\n";
+  if (run.algorithm == workload::Algorithm::splitkv)
+    out << "splits:  " << run.tiling.splits << " (" << run.tiling.splits_rule << ")\n";
   out << "kernel:  " << kernel_note(run).text(run) << "\n";
   if (counts)
     out << "work:    " << format_count(static_cast<double>(counts->io.tensor_flops)) << "FLOP on tensor cores, "

@@ -152,7 +152,7 @@ std::vector<std::string> sweep_result_columns(bool counts_only) {
   std::vector<std::string> columns = {
       "profile", "algorithm", "pass", "problem.batch", "problem.heads", "problem.kv_heads", "problem.seq_q",
       "problem.seq_k", "problem.head_dim", "problem.dtype", "problem.layout", "problem.causal",
-      "problem.block_density", "tiling.block_m", "tiling.block_n", "tiling.gemm.m", "tiling.gemm.n", "tiling.gemm.k",
+      "problem.block_density", "tiling.block_m", "tiling.block_n", "tiling.splits", "tiling.gemm.m", "tiling.gemm.n", "tiling.gemm.k",
       "tiling.sram_bytes", "tiling.sram_limit_bytes", "tiling.rule", "kernel.compiled", "counted_by", "flops",
       "global.read_bytes", "global.write_bytes", "global.total_bytes", "formula.bytes", "formula.paper_bytes",
       "formula.equals_trace"};

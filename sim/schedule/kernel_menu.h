@@ -53,6 +53,13 @@
 #define IOSIM_GEMM_TILES_CI(X) X(128, 128, 32) X(64, 64, 32)
 #define IOSIM_GEMM_TILES_FULL(X) X(128, 128, 32) X(64, 64, 32) X(128, 64, 32) X(64, 128, 32) X(128, 128, 64)
 
+// --- Split-KV forward (decode): (head_dim, block_m, block_n). Its 4 warps
+// share the B_r rows and take B_c / 4 key columns each (a multiple of 16);
+// B_r is one or two MMA row fragments. The combine kernel has no tile.
+#define IOSIM_SPLITKV_MENU_CI(X) X(64, 16, 64) X(128, 16, 64)
+#define IOSIM_SPLITKV_MENU_FULL(X) \
+  X(64, 16, 64) X(64, 16, 128) X(64, 32, 64) X(64, 32, 128) X(128, 16, 64) X(128, 16, 128) X(128, 32, 64) X(128, 32, 128)
+
 // --- The menu the kernels compile.
 #if defined(IOSIM_KERNEL_MENU_FULL)
 #define IOSIM_FA2_FWD_MENU_D64(X) IOSIM_FA2_FWD_MENU_D64_FULL(X)
@@ -61,6 +68,7 @@
 #define IOSIM_FA2_BWD_MENU_D128(X) IOSIM_FA2_BWD_MENU_D128_FULL(X)
 #define IOSIM_FA1_BLOCKS(X) IOSIM_FA1_BLOCKS_FULL(X)
 #define IOSIM_GEMM_TILES(X) IOSIM_GEMM_TILES_FULL(X)
+#define IOSIM_SPLITKV_MENU(X) IOSIM_SPLITKV_MENU_FULL(X)
 #else
 #define IOSIM_FA2_FWD_MENU_D64(X) IOSIM_FA2_FWD_MENU_D64_CI(X)
 #define IOSIM_FA2_FWD_MENU_D128(X) IOSIM_FA2_FWD_MENU_D128_CI(X)
@@ -68,6 +76,7 @@
 #define IOSIM_FA2_BWD_MENU_D128(X) IOSIM_FA2_BWD_MENU_D128_CI(X)
 #define IOSIM_FA1_BLOCKS(X) IOSIM_FA1_BLOCKS_CI(X)
 #define IOSIM_GEMM_TILES(X) IOSIM_GEMM_TILES_CI(X)
+#define IOSIM_SPLITKV_MENU(X) IOSIM_SPLITKV_MENU_CI(X)
 #endif
 #define IOSIM_FA2_FWD_MENU(X) IOSIM_FA2_FWD_MENU_D64(X) IOSIM_FA2_FWD_MENU_D128(X)
 #define IOSIM_FA2_BWD_MENU(X) IOSIM_FA2_BWD_MENU_D64(X) IOSIM_FA2_BWD_MENU_D128(X)
@@ -117,6 +126,13 @@ constexpr bool fa1_in_menu(KernelMenu menu, bool backward, i64 d, i64 bm, i64 bn
                                              : (false IOSIM_FA1_BLOCKS_CI(IOSIM_MENU_MATCH));
   return pair && (false IOSIM_FA1_HEAD_DIMS(IOSIM_MENU_DIM)) && fa1_fits(backward, d, bm, bn);
 #undef IOSIM_MENU_DIM
+#undef IOSIM_MENU_MATCH
+}
+
+constexpr bool splitkv_in_menu(KernelMenu menu, i64 d, i64 bm, i64 bn) {
+#define IOSIM_MENU_MATCH(D, BM, BN) || (d == D && bm == BM && bn == BN)
+  return menu == KernelMenu::full ? (false IOSIM_SPLITKV_MENU_FULL(IOSIM_MENU_MATCH))
+                                  : (false IOSIM_SPLITKV_MENU_CI(IOSIM_MENU_MATCH));
 #undef IOSIM_MENU_MATCH
 }
 

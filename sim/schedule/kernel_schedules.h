@@ -152,6 +152,78 @@ struct Fa2BackwardSchedule {
   }
 };
 
+// Split-KV forward (flash-decoding): the key range of every query block cut
+// into `splits` runs, a CTA per (query block, split, head, batch), so a
+// decode step (N_q of 1..16 rows, one query block) still fills the GPU. Each
+// CTA runs FA2's inner loop over its run of key blocks and writes its own
+// normalised partial O and log-sum-exp, fp32 (Oaccum, LSEaccum, row
+// split * seq_q + r); a CTA whose run is empty writes O = 0, LSE = -inf.
+// SplitKvCombineSchedule's kernel reduces the partials. GQA: a CTA per query
+// head, as in FA2's forward (K/V of a group are read once per query head).
+struct SplitKvSchedule {
+  AttentionTiles tiles;
+  HeadShape shape;
+  i64 head_dim = 64;
+  ElementBytes bytes;
+  i64 splits = 1;
+
+  struct Cta {
+    i64 m_block, split, head, batch;
+  };
+  // Query blocks fastest: the CTAs of one split read the same K/V in L2.
+  IOSIM_HD Dim3 grid() const { return {tiles.m_blocks() * splits, shape.heads, shape.batch}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x % tiles.m_blocks(), x / tiles.m_blocks(), y, z}; }
+  // The kernel's warps all own the block's B_r rows, each a quarter of the
+  // B_c key columns of every key block, with its own softmax statistics;
+  // the warps' partial results are merged through shared memory at the end
+  // (kernels/splitkv/splitkv_traits.cuh takes its layout from here).
+  static constexpr i64 kWarps = 4;
+  IOSIM_HD i64 threads() const { return 32 * kWarps; }
+  // Shared memory: Q_i, then two stages of (K_j, V_j) so block j+1 loads
+  // while j computes; after the loop the stages hold each warp's fp32 O
+  // accumulator and its row maximum and sum, when that is larger.
+  IOSIM_HD static constexpr i64 merge_bytes_for(i64 d, i64 bm) { return kWarps * bm * (d + 2) * ElementBytes::kAccum; }
+  IOSIM_HD static constexpr i64 sram_bytes_for(i64 d, i64 bm, i64 bn, i64 elem) {
+    return bm * d * elem + max_i64(4 * bn * d * elem, merge_bytes_for(d, bm));
+  }
+  IOSIM_HD i64 sram_bytes() const { return sram_bytes_for(head_dim, tiles.block_m, tiles.block_n, bytes.data); }
+
+  // The split's run of query block i's active key blocks [0, n_block_end(i)):
+  // split s takes [E s / S, E (s + 1) / S), so runs differ by at most one
+  // block and none is empty while E >= S (the last run holds the ragged last
+  // block). Block masks are not supported (make_plan rejects them).
+  IOSIM_HD i64 split_begin(i64 i, i64 s) const { return tiles.n_block_end(i) * s / splits; }
+  // The CTA's loop nest: its run, an unmasked then a masked part, one step
+  // per key block (the iterator of FA2's forward, its ends set to the run).
+  template <class Index = i64>
+  IOSIM_HD AttentionTiles::KeyBlockRange<Index> key_blocks(const Cta& c) const {
+    const i64 first_masked = tiles.first_masked_n_block(c.m_block);
+    return {nullptr, static_cast<Index>(split_begin(c.m_block, c.split)),
+            static_cast<Index>(split_begin(c.m_block, c.split + 1)), static_cast<Index>(first_masked)};
+  }
+  // Row r of split s in Oaccum and LSEaccum.
+  IOSIM_HD i64 partial_row(i64 s, i64 r) const { return s * tiles.seq_q + r; }
+};
+
+// Split-KV combine: a CTA per (row block, head, batch); a thread per four
+// columns of a row, so kThreads * 4 / d rows per CTA. It walks the splits
+// in order, one step per split (LSE_s and O_s of its rows), merging them as
+// online softmax does: L = log sum_s exp(LSE_s), O = sum_s exp(LSE_s - L) O_s;
+// then writes O in the data type and L.
+struct SplitKvCombineSchedule {
+  static constexpr i64 kThreads = 128;
+  i64 seq_q = 0;
+  HeadShape shape;
+  i64 head_dim = 64;
+  i64 splits = 1;
+  IOSIM_HD static constexpr i64 rows_per_cta_for(i64 d) { return max_i64(1, kThreads * 4 / max_i64(4, d)); }
+  IOSIM_HD i64 rows_per_cta() const { return rows_per_cta_for(head_dim); }
+  IOSIM_HD i64 row_blocks() const { return ceil_div(seq_q, rows_per_cta()); }
+  IOSIM_HD Dim3 grid() const { return {row_blocks(), shape.heads, shape.batch}; }
+  IOSIM_HD i64 first_row(i64 x) const { return x * rows_per_cta(); }
+  IOSIM_HD i64 rows_in(i64 x) const { return min_i64(rows_per_cta(), seq_q - first_row(x)); }
+};
+
 // Row-wise pre/post-processing kernels of the FlashAttention-2 backward pass
 // (D = rowsum(dO * O) and zeroing dQaccum; converting dQaccum to dQ): a CTA per
 // (row block, head, batch).

@@ -24,6 +24,23 @@ AttentionTiles make_tiles(const Problem& p, i64 block_m, i64 block_n, BlockMaskV
 
 HeadShape head_shape(const Problem& p) { return {p.batch, p.heads, p.kv_heads}; }
 
+void check_splitkv(const Problem& p, Pass pass, i64 block_n, i64 splits) {
+  if (pass != Pass::fwd) throw InputError("splitkv is forward-only (decoding): use --pass fwd");
+  if (!p.sparsity.is_dense())
+    throw InputError("splitkv takes no block mask (dense or causal problems only): drop --block-density/--block-mask");
+  if (block_n <= 0) return;  // make_plan's block-size check reports it
+  const i64 blocks = ceil_div(p.seq_k, block_n);
+  if (splits < 1 || splits > blocks)
+    throw InputError("--splits " + std::to_string(splits) + " is outside 1.." + std::to_string(blocks) +
+                     ": N_k = " + std::to_string(p.seq_k) + " at B_c = " + std::to_string(block_n) + " has " +
+                     std::to_string(blocks) + " key blocks, and each split takes at least one");
+}
+
+i64 default_splits(const Problem& p, i64 block_m, i64 block_n, i64 sm_count) {
+  const i64 ctas = p.batch * p.heads * ceil_div(p.seq_q, block_m);
+  return max_i64(1, min_i64(ceil_div(max_i64(sm_count, 1), ctas), ceil_div(p.seq_k, block_n)));
+}
+
 // ptxas -v, sm_90, nvcc 13.0, fp16 and bf16 alike (the CI build log): the
 // FA2 kernels use all 255; FA1 backward 210 at d = 128 and 128 at d = 64; the
 // GEMM 114-125 at 128x128 tiles and 62-64 at 64x64; softmax 31-40; the FA2
@@ -42,6 +59,9 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq: return 40;
     case KernelKind::elementwise: return 56;
+    // ptxas -v, sm_90, nvcc 13.0, fp16 16x64: 128 at d = 128, 93 at d = 64; the combine 25.
+    case KernelKind::splitkv_fwd: return head_dim >= 128 ? 128 : 96;
+    case KernelKind::splitkv_combine: return 32;
   }
   return 128;
 }
@@ -68,6 +88,13 @@ class Planner {
     const Fa2BackwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
     add(out, "fa2_bwd_main", Pass::bwd, KernelKind::fa2_bwd_main, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
     add(out, "fa2_bwd_convert_dq", Pass::bwd, KernelKind::fa2_bwd_convert_dq, rows, rows.grid(), row_cta);
+  }
+  void splitkv_forward(std::vector<KernelPlan>& out) const {
+    const SplitKvSchedule s{tiles_, shape_, p_.head_dim, eb_, t_.splits};
+    add(out, "splitkv_fwd", Pass::fwd, KernelKind::splitkv_fwd, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
+    const SplitKvCombineSchedule c{p_.seq_q, shape_, p_.head_dim, t_.splits};
+    add(out, "splitkv_combine", Pass::fwd, KernelKind::splitkv_combine, c, c.grid(),
+        {SplitKvCombineSchedule::kThreads, 0, 0});
   }
   void fa1_forward(std::vector<KernelPlan>& out) const {
     const Fa1ForwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
@@ -192,6 +219,10 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
                      std::to_string(tiling.block_n) + ")");
   for (i64 v : {tiling.gemm.m, tiling.gemm.n, tiling.gemm.k})
     if (v <= 0) throw InputError("GEMM tile sizes must be positive");
+  if (algorithm == Algorithm::splitkv) {
+    check_splitkv(problem, pass, tiling.block_n, tiling.splits);
+    if (mask.active != nullptr) throw InputError("splitkv takes no block mask (dense or causal problems only)");
+  }
   Plan plan;
   plan.algorithm = algorithm;
   plan.pass = pass;
@@ -203,6 +234,7 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
       case Algorithm::fa1: build.fa1_forward(plan.kernels); break;
       case Algorithm::fa1_swapped: build.fa1_swapped_forward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_forward(plan.kernels); break;
+      case Algorithm::splitkv: build.splitkv_forward(plan.kernels); break;
     }
   }
   if (has_backward(pass)) {
@@ -211,7 +243,8 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
       case Algorithm::standard_eager: build.standard_backward(plan.kernels, algorithm == Algorithm::standard_eager); break;
       case Algorithm::fa1: build.fa1_backward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_backward(plan.kernels); break;
-      case Algorithm::fa1_swapped: break;
+      case Algorithm::fa1_swapped:
+      case Algorithm::splitkv: break;
     }
   }
   return plan;

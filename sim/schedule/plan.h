@@ -15,6 +15,7 @@
 //   fa1-swapped   Fa1SwappedForwardSchedule::key_blocks
 //   standard      GemmSchedule (k_groups x k_chunks), RowSoftmaxSchedule (one or two row passes)
 //   standard-eager  the same, and RowElementwiseSchedule (one step per CTA)
+//   splitkv       SplitKvSchedule::key_blocks (a split's run of key blocks), SplitKvCombineSchedule
 //
 // Plain C++17 and no allocation in the schedules: CUDA host code includes it.
 #pragma once
@@ -41,6 +42,8 @@ enum class KernelKind : std::uint8_t {
   softmax_fwd,
   softmax_bwd,
   elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd)
+  splitkv_fwd,      // a partial O and LSE per (query block, split, head)
+  splitkv_combine,  // O, L from the splits' partials
 };
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
@@ -57,6 +60,7 @@ struct PlanTiling {
   i64 block_n = 0;  // B_c
   GemmTiles gemm;
   i64 sram_limit_bytes = 48 * 1024;  // the row softmax keeps a row on chip when it fits
+  i64 splits = 1;                    // splitkv: runs of key blocks per query block
 };
 
 // One operand of a standard-attention product C = sum_g A_g B_g over batch
@@ -112,7 +116,7 @@ struct ElementwisePlan {
 
 using KernelSchedule = std::variant<Fa2ForwardSchedule, Fa2BackwardSchedule, RowBlockSchedule, Fa1ForwardSchedule,
                                     Fa1BackwardSchedule, Fa1SwappedForwardSchedule, GemmPlan, SoftmaxPlan,
-                                    ElementwisePlan>;
+                                    ElementwisePlan, SplitKvSchedule, SplitKvCombineSchedule>;
 
 // What one CTA holds on an SM, as the kernel is launched.
 struct CtaShape {
@@ -145,7 +149,8 @@ struct Plan {
 // `mask` (empty: dense) views a block mask over the (block_m x block_n) tile
 // grid, in host memory for the trace and the numerics, in device memory for
 // the kernels; it must outlive the plan. Throws InputError for fa1-swapped's
-// backward (it has none) and non-positive tiles.
+// backward (it has none), non-positive tiles, and splitkv outside its domain
+// (check_splitkv).
 Plan make_plan(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
                const PlanTiling& tiling, BlockMaskView mask = {});
 
@@ -154,6 +159,14 @@ AttentionTiles make_tiles(const workload::Problem& p, i64 block_m, i64 block_n, 
 // A host mask's view (empty for null or an empty mask).
 BlockMaskView mask_view(const workload::BlockMask* mask);
 HeadShape head_shape(const workload::Problem& p);
+
+// splitkv's domain: forward only, no block mask, 1 <= splits <= the key
+// blocks of the problem at block_n. Throws InputError naming what is valid.
+void check_splitkv(const workload::Problem& p, workload::Pass pass, i64 block_n, i64 splits);
+// The default number of splits: enough CTAs to fill `sm_count` SMs once,
+// ceil(sm_count / (B H ceil(N_q / B_r))), at least 1 and at most the key
+// blocks ceil(N_k / B_c).
+i64 default_splits(const workload::Problem& p, i64 block_m, i64 block_n, i64 sm_count);
 
 // Registers per thread of a kernel as compiled for sm_90 (ptxas -v of the
 // default tiles; kernels/README.md); they set occupancy.

@@ -269,6 +269,127 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   return b.take();
 }
 
+// Split-KV forward (kernels/splitkv/splitkv_forward.cuh, splitkv_forward_kernel):
+// 4 warps, each on all B_r rows and a quarter of the key block's columns,
+// K/V double-buffered: issue the next block's K and V, wait for this one,
+// S = Q K^T, (mask), online softmax, O += P V, barrier.
+WarpProgram splitkv_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
+  const int mfr = std::max(1, bm / 16);
+  const int cols = std::max(16, bn / static_cast<int>(SplitKvSchedule::kWarps));  // the warp's key columns
+  const int st = cols / 8, ot = d / 8;
+  const i64 threads = 32 * SplitKvSchedule::kWarps;
+  ProgramBuilder b("splitkv_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
+                   (masked ? " masked" : ""));
+  b.repeat(Pipe::alu, 6);                          // keys.next(j), stage addresses
+  emit_cp_async_tile(b, bn, d, elem, threads, 2);  // K_next (row guard)
+  emit_cp_async_tile(b, bn, d, elem, threads, 2);  // V_next
+  b.alu();                                         // cp.async.wait_group 1: K_j, V_j landed
+  b.barrier();
+  Fragments sacc(mfr, st);
+  emit_ldsm_gemm(b, sacc, mfr, st, d, true);  // S = Q K_j^T, the warp's columns
+  if (masked) {
+    for (int r = 0; r < mfr * 2; ++r) b.repeat(Pipe::alu, 4);
+    for (auto& f : sacc.last) f = b.alu(b.alu(f), f);
+  }
+  // online_softmax (kernels/fa2/fa2_forward.cuh, shared): row maxima, the
+  // lazy-rescale vote, P = exp2 packed, row sums.
+  std::vector<V> row_max(static_cast<size_t>(mfr * 2));
+  for (int r = 0; r < mfr * 2; ++r) {
+    V m = kNone;
+    for (int nt = 0; nt < st; ++nt) m = b.alu(m, b.alu(sacc.at(r / 2, nt, st)));
+    m = emit_quad_reduce(b, m, Pipe::alu);
+    row_max[static_cast<size_t>(r)] = b.alu(b.fma(b.fma(m)));
+  }
+  b.shfl(row_max.back());  // __any_sync
+  b.alu();
+  std::vector<V> p_regs;
+  for (int r = 0; r < mfr * 2; ++r) {
+    V ms = b.fma(row_max[static_cast<size_t>(r)]);
+    if (masked) ms = b.alu(b.alu(ms));
+    V sum = kNone;
+    for (int nt = 0; nt < st; ++nt) {
+      const V src = sacc.at(r / 2, nt, st);
+      const V p0 = b.mufu(b.fma(src, ms)), p1 = b.mufu(b.fma(src, ms));
+      p_regs.push_back(b.alu(p0, p1));
+      sum = b.fma(sum, b.fma(p0, p1));
+    }
+    b.fma(sum);
+  }
+  b.repeat(Pipe::fma, i64{mfr} * st * 2 + i64{mfr} * (cols / 16) * 4);  // clear S; P into A fragments
+  Fragments o(mfr, ot);
+  emit_ldsm_gemm(b, o, mfr, ot, cols, false, p_regs);  // O += P V_j, the warp's rows of V_j
+  b.barrier();                                        // the stage is free for the block after next
+  b.repeat(Pipe::alu, 4);
+  return b.take();
+}
+
+// The split's epilogue: each warp's O accumulator, row maxima and sums to
+// shared memory; then a thread per 4 columns of a row merges the 4 warps
+// (weights exp2 of the maxima's differences), divides by l and stores 16
+// bytes of Oaccum; a thread per row writes LSE.
+WarpProgram splitkv_forward_epilogue(int d, int bm) {
+  const int mfr = std::max(1, bm / 16), ot = d / 8;
+  const i64 threads = 32 * SplitKvSchedule::kWarps, warps = SplitKvSchedule::kWarps;
+  ProgramBuilder b("splitkv_fwd epilogue");
+  b.alu();  // cp.async.wait_group 0
+  b.barrier();
+  for (int r = 0; r < mfr * 2; ++r) {
+    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
+    b.sts(128, l, b.alu());
+    b.sts(128, b.fma(), b.alu());
+    for (int nd = 0; nd < ot; ++nd) b.sts(256, b.fma(), b.alu());  // a float2 per n8 tile and row half
+  }
+  b.barrier();
+  const i64 chunks = ceil_div(i64{bm} * d / 4, threads);
+  for (i64 k = 0; k < chunks; ++k) {
+    b.repeat(Pipe::alu, 4);  // row, column, addresses
+    V m = kNone, lsum = kNone, acc = kNone;
+    std::vector<V> ms;
+    for (i64 w = 0; w < warps; ++w) {
+      ms.push_back(b.lds(128, b.alu()));
+      m = b.alu(m, ms.back());
+    }
+    for (i64 w = 0; w < warps; ++w) {
+      const V wt = b.mufu(b.fma(ms[static_cast<size_t>(w)], m));
+      lsum = b.fma(wt, b.lds(128, b.alu()), lsum);
+      const V part = b.lds(512, b.alu());
+      for (int e = 0; e < 4; ++e) acc = b.fma(wt, part, acc);
+    }
+    const V inv = emit_fdiv(b, b.fma(), lsum);
+    for (int e = 0; e < 4; ++e) acc = b.fma(acc, inv);
+    b.stg(acc, b.alu(b.alu()));  // 16 bytes of Oaccum
+  }
+  const V lg = b.mufu(b.fma());  // LSE = m scale + log l (threads < B_r)
+  b.stg(b.fma(lg), b.alu());
+  return b.take();
+}
+
+// Split-KV combine (kernels/splitkv/splitkv_combine.cu, splitkv_combine_kernel):
+// a thread per 4 columns of a row; per split a 4-byte LSE and a 16-byte O
+// load, the running maximum, two exponentials, 4 rescaled accumulations.
+WarpProgram splitkv_combine_step() {
+  ProgramBuilder b("splitkv_combine split");
+  b.repeat(Pipe::alu, 4);  // the split's row offset, loop control
+  const V lse = b.ldg(128, b.alu());
+  const V o = b.ldg(512, b.alu());
+  const V m = b.alu(lse, b.alu());
+  const V alpha = b.mufu(b.fma(m)), w = b.mufu(b.fma(lse, m));
+  b.fma(w, b.fma(alpha));  // sum = sum alpha + w
+  for (int e = 0; e < 4; ++e) b.fma(w, o, b.fma(alpha));
+  return b.take();
+}
+
+WarpProgram splitkv_combine_epilogue() {
+  ProgramBuilder b("splitkv_combine epilogue");
+  const V inv = emit_fdiv(b, b.fma(), b.fma());
+  V last = kNone;
+  for (int e = 0; e < 2; ++e) last = b.alu(b.fma(inv), b.fma(inv));  // O / sum, packed to the data type
+  b.stg(last, b.alu(b.alu()));
+  const V lg = b.mufu(b.fma());  // L = m + log(sum): the row's first thread
+  b.stg(b.fma(lg), b.alu());
+  return b.take();
+}
+
 // FlashAttention-2 backward main kernel (kernels/fa2/fa2_backward.cuh,
 // fa2_backward_kernel): one (head of the group, query block) per step.
 WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
@@ -918,6 +1039,20 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       out.loads_in_program = true;
       break;
     }
+    case KernelKind::splitkv_fwd: {
+      const auto& s = k.as<SplitKvSchedule>();
+      const int d = round16(s.head_dim), bm = round16(s.tiles.block_m), bn = round16(s.tiles.block_n);
+      put(out, kMainStep, splitkv_forward_step(d, bm, bn, elem, false));
+      put(out, kMaskedStep, splitkv_forward_step(d, bm, bn, elem, true));
+      put(out, kEpilogue, splitkv_forward_epilogue(d, bm));
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::splitkv_combine:
+      put(out, kMainStep, splitkv_combine_step(), 1);
+      put(out, kEpilogue, splitkv_combine_epilogue(), 0);
+      out.loads_in_program = true;
+      break;
     case KernelKind::elementwise: {
       const auto& e = k.as<ElementwisePlan>();
       const i64 vectors = ceil_div(ceil_div(e.s.rows_per_cta() * e.s.seq_k, 16 / elem), RowElementwiseSchedule::kThreads);

@@ -46,6 +46,22 @@ ComputeWork softmax_tile_work(i64 rows, i64 cols, bool masked) {
 // (sim/schedule/kernel_schedules.h) walked step by step. The coroutines take
 // the schedule by reference: the KernelPlan outlives every cursor.
 
+// One key block of FA2's forward loop (and split-KV's): Q_i with the run's
+// first block, K_j and V_j, S = Q K^T, online softmax, O += P V.
+void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i64 h, i64 kvh, i64 d, bool first,
+                    bool masked) {
+  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), c0 = t.col_begin(j), cols = t.cols_in(j);
+  step.clear();
+  if (first) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
+  step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
+  step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+  step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
+  step.compute.tensor_flops = 4 * rows * cols * d;  // S = Q K^T, O += P V
+  step.compute.fp32_ops += rows * d;                // rescale the O accumulator
+  step.compute.sfu_ops += rows;                     // exp(m_old - m_new)
+  step.compute.program = masked ? schedule::kMaskedStep : schedule::kMainStep;
+}
+
 // FlashAttention-2 forward: Q_i with the first key block, one step per
 // active key block, then O and L = m + log(l) written once.
 Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i64 y, i64 z) {
@@ -54,20 +70,9 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
   const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
   const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
   Step step;
-  bool q_loaded = false;
   const auto keys = s.key_blocks(cta);
   for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-    step.clear();
-    if (!q_loaded) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
-    q_loaded = true;
-    const i64 c0 = t.col_begin(j), cols = t.cols_in(j);
-    step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
-    step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
-    step.compute = softmax_tile_work(rows, cols, t.crosses_diagonal(i, j));
-    step.compute.tensor_flops = 4 * rows * cols * d;   // S = Q K^T, O += P V
-    step.compute.fp32_ops += rows * d;                 // rescale the O accumulator
-    step.compute.sfu_ops += rows;                      // exp(m_old - m_new)
-    step.compute.program = keys.masked(j) ? schedule::kMaskedStep : schedule::kMainStep;
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
     co_yield step;
   }
   step.clear();
@@ -75,6 +80,51 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
   step.compute.program = schedule::kEpilogue;
   step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
   step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
+  co_yield step;
+}
+
+// Split-KV forward: FA2's loop over the CTA's run of key blocks (Q_i with
+// the first), then its partial O and LSE written to row split * N_q + r of
+// Oaccum and LSEaccum, fp32; an empty run writes O = 0 and LSE = -inf.
+Generator<Step> splitkv_forward_cta(const schedule::SplitKvSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
+  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
+  Step step;
+  const auto keys = s.key_blocks(cta);
+  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
+    co_yield step;
+  }
+  step.clear();
+  // The warps' partials merged (a rescale and a sum per element and warp), O / l.
+  step.compute = {0, (2 * schedule::SplitKvSchedule::kWarps + 1) * rows * d, schedule::SplitKvSchedule::kWarps * rows};
+  step.compute.program = schedule::kEpilogue;
+  const i64 pr = s.partial_row(cta.split, r0);
+  step.store(wr(TensorId::Oaccum, b, h, pr, rows, 0, d));
+  step.store(wr(TensorId::LSEaccum, b, h, pr, rows, 0, 1));
+  co_yield step;
+}
+
+// Split-KV combine: one step per split (its LSE and partial O for the CTA's
+// rows, merged online), then O and L written.
+Generator<Step> splitkv_combine_cta(const schedule::SplitKvCombineSchedule& s, i64 x, i64 y, i64 z) {
+  const i64 r0 = s.first_row(x), rows = s.rows_in(x), d = s.head_dim;
+  Step step;
+  for (i64 sp = 0; sp < s.splits; ++sp) {
+    step.clear();
+    step.load(rd(TensorId::LSEaccum, z, y, sp * s.seq_q + r0, rows, 0, 1));
+    step.load(rd(TensorId::Oaccum, z, y, sp * s.seq_q + r0, rows, 0, d));
+    step.compute = {0, 3 * rows * d + 4 * rows, 2 * rows};  // rescale, accumulate; new max, weights
+    step.compute.program = schedule::kMainStep;
+    co_yield step;
+  }
+  step.clear();
+  step.compute = {0, rows * d, rows};  // O / sum, log(sum)
+  step.compute.program = schedule::kEpilogue;
+  step.store(wr(TensorId::O, z, y, r0, rows, 0, d));
+  step.store(wr(TensorId::L, z, y, r0, rows, 0, 1));
   co_yield step;
 }
 
@@ -362,6 +412,7 @@ class PlannedKernel final : public KernelTrace {
     switch (k_.kind) {
       case KernelKind::fa2_fwd:
       case KernelKind::fa2_bwd_main:
+      case KernelKind::splitkv_fwd:
       case KernelKind::gemm: return 2;
       default: return 1;
     }
@@ -399,6 +450,9 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::softmax_fwd: return softmax_cta(k_.as<SoftmaxPlan>(), false, x, y, z);
       case KernelKind::softmax_bwd: return softmax_cta(k_.as<SoftmaxPlan>(), true, x, y, z);
       case KernelKind::elementwise: return elementwise_cta(k_.as<schedule::ElementwisePlan>(), x, y, z);
+      case KernelKind::splitkv_fwd: return splitkv_forward_cta(k_.as<schedule::SplitKvSchedule>(), x, y, z);
+      case KernelKind::splitkv_combine:
+        return splitkv_combine_cta(k_.as<schedule::SplitKvCombineSchedule>(), x, y, z);
     }
     throw std::logic_error("unknown kernel kind");
   }
@@ -423,6 +477,7 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
     case Algorithm::fa2:
       return fwd ? schedule::Fa2ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa2BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
+    case Algorithm::splitkv: return schedule::SplitKvSchedule::sram_bytes_for(p.head_dim, bm, bn, e.data);
     case Algorithm::fa1:
       return fwd ? schedule::Fa1ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa1BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
@@ -441,6 +496,27 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
 
 }  // namespace
 
+namespace {
+
+// splitkv's tile: B_r = 16 (one MMA row fragment: a decode step of N_q <= 16
+// rows is one query block), B_c = 64 (a quarter per warp is one 16-wide MMA
+// tile), halved while the footprint exceeds the limit.
+Tiling splitkv_default_tiling(const Problem& p, Pass pass, const GemmTiles& gemm, i64 sram_limit) {
+  constexpr i64 kBr = 16;
+  for (i64 bc = 64; bc >= 16; bc /= 2) {
+    const i64 bytes = sram_footprint(p, Algorithm::splitkv, pass, kBr, bc, gemm, sram_limit);
+    if (bytes <= sram_limit)
+      return {kBr, bc, bytes,
+              "splitkv: Br=16 (one MMA row fragment), Bc=" + std::to_string(bc) +
+                  (bc < 64 ? " (64 halved until the working set fits)" : " (16 key columns per warp)"),
+              0, 1, {}};
+  }
+  throw InputError("no splitkv tiling (Br=16, Bc=64..16) fits " + std::to_string(sram_limit) +
+                   " bytes of shared memory for head dim " + std::to_string(p.head_dim));
+}
+
+}  // namespace
+
 i64 sram_footprint(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, const GemmTiles& gemm,
                    i64 sram_limit) {
   i64 bytes = 0;
@@ -453,8 +529,9 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
   if (workload::is_standard(a)) {
     // Block sizes only set the granularity of a block-sparse mask here.
     return {gemm.m, gemm.n, sram_footprint(p, a, pass, gemm.m, gemm.n, gemm, sram_limit),
-            std::string(workload::to_string(a)) + ": mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0};
+            std::string(workload::to_string(a)) + ": mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0, 1, {}};
   }
+  if (a == Algorithm::splitkv) return splitkv_default_tiling(p, pass, gemm, sram_limit);
   const i64 d = p.head_dim;
   const i64 m_full = sram_limit / p.elem_bytes();
   for (i64 m = m_full, halvings = 0; m >= 4 * d; m /= 2, ++halvings) {
@@ -467,12 +544,38 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
       if (halvings > 0)
         rule << " (M halved " << halvings << "x from " << m_full << " so the "
              << (has_backward(pass) ? "backward pass's " : "") << "working set fits)";
-      return {br, bc, bytes, rule.str(), m};
+      return {br, bc, bytes, rule.str(), m, 1, {}};
     }
   }
   throw InputError("no tiling from the paper's rule fits " + std::to_string(sram_limit) +
                    " bytes of shared memory for head dim " + std::to_string(d));
 }
+
+namespace {
+
+// splitkv's splits: --splits, or the rule for the profile's SMs; checked
+// against the problem (schedule::check_splitkv). Others take none.
+void choose_splits(const Problem& p, const TraceOptions& o, Tiling& t) {
+  if (o.algorithm != Algorithm::splitkv) {
+    if (o.splits)
+      throw InputError("--splits applies to --algo splitkv only (got --algo " +
+                       std::string(workload::to_string(o.algorithm)) + ")");
+    return;
+  }
+  if (o.splits) {
+    t.splits = *o.splits;
+    t.splits_rule = "flags";
+  } else {
+    t.splits = schedule::default_splits(p, t.block_m, t.block_n, o.sm_count);
+    const i64 ctas = p.batch * p.heads * ceil_div(p.seq_q, t.block_m);
+    t.splits_rule = "fill " + std::to_string(o.sm_count) + " SMs: ceil(SMs / (B*H*ceil(Nq/Br) = " +
+                    std::to_string(ctas) + ")), at most the " + std::to_string(ceil_div(p.seq_k, t.block_n)) +
+                    " key blocks";
+  }
+  schedule::check_splitkv(p, o.pass, t.block_n, t.splits);
+}
+
+}  // namespace
 
 AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) {
   problem.validate();
@@ -501,18 +604,20 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
                        std::string(to_string(a)) + " needs " + std::to_string(bytes) +
                        " bytes of shared memory per CTA; the profile allows " +
                        std::to_string(options.sram_limit_bytes) + " bytes per block");
-    out.tiling = {bm, bn, bytes, options.block_rule, 0};
+    out.tiling = {bm, bn, bytes, options.block_rule, 0, 1, {}};
   } else {
     out.tiling = default_tiling(problem, a, options.pass, options.gemm, options.sram_limit_bytes);
   }
 
+  choose_splits(problem, options, out.tiling);
+
   if (!problem.sparsity.is_dense())
     out.mask = std::make_unique<workload::BlockMask>(
         problem.sparsity.materialise(problem.seq_q, problem.seq_k, out.tiling.block_m, out.tiling.block_n));
-  out.tensors = std::make_unique<TensorTable>(problem);
+  out.tensors = std::make_unique<TensorTable>(problem, a == Algorithm::splitkv ? out.tiling.splits : 0);
 
   const schedule::PlanTiling plan_tiling{out.tiling.block_m, out.tiling.block_n, options.gemm,
-                                         options.sram_limit_bytes};
+                                         options.sram_limit_bytes, out.tiling.splits};
   schedule::Plan plan = schedule::make_plan(problem, a, options.pass, plan_tiling, schedule::mask_view(out.mask.get()));
   for (KernelPlan& k : plan.kernels) {
     const Pass pass = k.pass;

@@ -27,6 +27,10 @@ struct TraceOptions {
   GemmTiles gemm;
   // Shared memory one CTA may use (the profile's max per block), bytes.
   i64 sram_limit_bytes = 48 * 1024;
+  // splitkv: key-range splits per query block; default schedule::default_splits
+  // for the profile's `sm_count` SMs. Other algorithms reject it.
+  std::optional<i64> splits;
+  i64 sm_count = 0;
 };
 
 // The tiling of one pass, and why it was chosen.
@@ -36,6 +40,8 @@ struct Tiling {
   i64 sram_bytes = 0;  // footprint of the pass's largest kernel
   std::string rule;    // "flags", "paper: Bc=ceil(M/4d), Br=min(Bc,d), M=..."
   i64 sram_elements_m = 0;  // M used by the rule (elements), 0 for flags
+  i64 splits = 1;           // splitkv's key-range splits (1 for the others)
+  std::string splits_rule;  // who chose them ("flags", "fill N SMs: ..."); empty but for splitkv
 };
 
 struct KernelEntry {

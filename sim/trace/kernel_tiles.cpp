@@ -33,6 +33,8 @@ std::vector<i64> head_dims(Algorithm a) {
   if (a == Algorithm::fa2) {
     IOSIM_FA2_FWD_MENU_D64_FULL(IOSIM_DIM_OF_TILE)
     IOSIM_FA2_FWD_MENU_D128_FULL(IOSIM_DIM_OF_TILE)
+  } else if (a == Algorithm::splitkv) {
+    IOSIM_SPLITKV_MENU_FULL(IOSIM_DIM_OF_TILE)
   } else {
     IOSIM_FA1_HEAD_DIMS(IOSIM_DIM)
   }
@@ -65,6 +67,7 @@ std::string unsupported(const workload::Problem& p, Algorithm a) {
 }
 
 bool tile_in(KernelMenu menu, Algorithm a, bool backward, i64 d, i64 bm, i64 bn) {
+  if (a == Algorithm::splitkv) return !backward && schedule::splitkv_in_menu(menu, d, bm, bn);
   return a == Algorithm::fa2 ? schedule::fa2_in_menu(menu, backward, d, bm, bn)
                              : schedule::fa1_in_menu(menu, backward, d, bm, bn);
 }

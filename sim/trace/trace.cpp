@@ -19,7 +19,7 @@ constexpr u64 kAllocAlign = 2ull << 20;
 u64 align_up(u64 v) { return (v + kAllocAlign - 1) / kAllocAlign * kAllocAlign; }
 }  // namespace
 
-TensorTable::TensorTable(const workload::Problem& p) {
+TensorTable::TensorTable(const workload::Problem& p, i64 splits) {
   using workload::Layout;
   const i64 e = p.elem_bytes();
   auto set = [&](TensorId t, i64 heads, i64 rows, i64 cols, i64 elem, Layout layout) {
@@ -44,6 +44,10 @@ TensorTable::TensorTable(const workload::Problem& p) {
   set(TensorId::Pd, p.heads, p.seq_q, p.seq_k, e, Layout::bhsd);
   set(TensorId::Z, p.heads, p.seq_q, p.seq_k, 1, Layout::bhsd);
   tensors_[static_cast<int>(TensorId::Mask)] = TensorInfo{true, 1, 1, p.seq_q, p.seq_k, 1, Layout::bhsd, 0};
+  if (splits > 0) {
+    set(TensorId::Oaccum, p.heads, splits * p.seq_q, p.head_dim, schedule::ElementBytes::kAccum, Layout::bhsd);
+    set(TensorId::LSEaccum, p.heads, splits * p.seq_q, 1, schedule::ElementBytes::kStat, Layout::bhsd);
+  }
 
   u64 next = kAllocAlign;  // keep address 0 unused
   for (auto& t : tensors_) {

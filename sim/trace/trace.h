@@ -86,7 +86,9 @@ struct TensorInfo {
 // Byte addresses of every tensor of a problem.
 class TensorTable {
  public:
-  explicit TensorTable(const workload::Problem& p);
+  // `splits` > 0 adds splitkv's per-split partials Oaccum and LSEaccum
+  // (fp32, [batch][head][split * seq_q + row]); 0 leaves them out.
+  explicit TensorTable(const workload::Problem& p, i64 splits = 0);
   const TensorInfo& info(TensorId t) const { return tensors_[static_cast<int>(t)]; }
   i64 tile_bytes(const TileAccess& a) const { return a.rows * a.cols * info(a.tensor).elem_bytes; }
   u64 address(TensorId t, i64 batch, i64 head, i64 row, i64 col) const;

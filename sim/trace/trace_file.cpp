@@ -189,9 +189,15 @@ RangeAccess to_range(const TileAccess& a, const TensorTable& tensors) {
 AlgorithmKernelSource::AlgorithmKernelSource(const AlgorithmTrace& run) : run_(run) {}
 AlgorithmKernelSource::~AlgorithmKernelSource() = default;
 
+// The tensors the run allocates, indexed as a written trace file's reader
+// lists them (an unused tensor's name is empty; none after the last used).
 std::vector<std::string> AlgorithmKernelSource::tensor_names() const {
   std::vector<std::string> names;
-  for (int t = 0; t < kTensorCount; ++t) names.emplace_back(tensor_name(static_cast<TensorId>(t)));
+  for (int t = 0; t < kTensorCount; ++t) {
+    if (!run_.tensors->info(static_cast<TensorId>(t)).used) continue;
+    names.resize(static_cast<size_t>(t) + 1);
+    names[static_cast<size_t>(t)] = tensor_name(static_cast<TensorId>(t));
+  }
   return names;
 }
 

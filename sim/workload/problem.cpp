@@ -208,6 +208,7 @@ std::string_view to_string(Algorithm a) {
     case Algorithm::fa2: return "fa2";
     case Algorithm::fa1_swapped: return "fa1-swapped";
     case Algorithm::standard_eager: return "standard-eager";
+    case Algorithm::splitkv: return "splitkv";
   }
   return "?";
 }
@@ -218,8 +219,9 @@ Algorithm parse_algorithm(std::string_view s) {
   if (s == "fa2") return Algorithm::fa2;
   if (s == "fa1-swapped") return Algorithm::fa1_swapped;
   if (s == "standard-eager") return Algorithm::standard_eager;
+  if (s == "splitkv") return Algorithm::splitkv;
   throw InputError("unknown algorithm '" + std::string(s) +
-                   "' (valid: standard, standard-eager, fa1, fa2, fa1-swapped)");
+                   "' (valid: standard, standard-eager, fa1, fa2, fa1-swapped, splitkv)");
 }
 
 }  // namespace iosim::workload

@@ -17,7 +17,9 @@ enum class Pass { fwd, bwd, fwdbwd };
 // The attention algorithms iosim plans, traces, executes and launches.
 // standard_eager: standard attention as eager PyTorch GPT-2 runs it in
 // training, scaling, masking and dropout each a kernel over the N x N matrix.
-enum class Algorithm { standard, fa1, fa2, fa1_swapped, standard_eager };
+// splitkv: split-KV forward (flash-decoding): the key range cut into splits,
+// a partial O and log-sum-exp per split, then a combine kernel.
+enum class Algorithm { standard, fa1, fa2, fa1_swapped, standard_eager, splitkv };
 // Standard attention, plain or eager: S, P in global memory, GEMM tiles.
 constexpr bool is_standard(Algorithm a) { return a == Algorithm::standard || a == Algorithm::standard_eager; }
 

@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -54,6 +55,8 @@ CtaSteps expected_steps(const trace::AlgorithmTrace& run, const trace::KernelTra
   const schedule::AttentionTiles tiles = schedule::make_tiles(p, bm, bn, schedule::mask_view(run.mask.get()));
   const schedule::Dim3 grid = k.grid();
   const bool fa2_fwd = k.name() == "fa2_fwd";
+  // splitkv logs g = its split; x = query block + m_blocks * split.
+  const bool split_fwd = k.name() == "splitkv_fwd";
   // Only the backward kernels loop over the query heads of a GQA group inside
   // a CTA; a forward CTA owns one query head, and logs g = 0.
   const bool group_loop = k.name() == "fa1_bwd" || k.name() == "fa2_bwd_main";
@@ -80,6 +83,11 @@ CtaSteps expected_steps(const trace::AlgorithmTrace& run, const trace::KernelTra
             if (j >= 0) list.push_back({x, j, 0, tiles.needs_element_mask(x, j)});
             continue;
           }
+          if (split_fwd) {
+            const i64 mi = x % tiles.m_blocks();
+            if (j >= 0) list.push_back({mi, j, x / tiles.m_blocks(), tiles.needs_element_mask(mi, j)});
+            continue;
+          }
           if (j >= 0 && i < 0) j_outer = j;  // FA1's outer step: K_j, V_j
           if (k.name() == "fa2_bwd_main") j_outer = x;
           if (i >= 0) list.push_back({i, j_outer, g, tiles.needs_element_mask(i, j_outer)});
@@ -97,6 +105,7 @@ CtaSteps recorded_steps(Algorithm algo, Pass pass, const iosim::workload::Proble
   c.problem = p;
   c.block_m = bm;
   c.block_n = bn;
+  c.splits = run.tiling.splits;
   DeviceBuffer<std::uint8_t> d_mask(run.mask ? run.mask->active.size() : 1);
   if (run.mask) {
     d_mask.upload(run.mask->active);
@@ -118,7 +127,8 @@ CtaSteps recorded_steps(Algorithm algo, Pass pass, const iosim::workload::Proble
   };
   DeviceBuffer<std::uint16_t> q(q_elems), kk(kv_elems), v(kv_elems), o(q_elems), d_o(q_elems), dq(q_elems),
       dk(kv_elems), dv(kv_elems);
-  DeviceBuffer<float> lse(rows), l(rows), m(rows), dq_accum(q_elems), dvec(rows);
+  DeviceBuffer<float> lse(rows), l(rows), m(rows), dq_accum(q_elems), dvec(rows), o_accum(q_elems * c.splits),
+      lse_accum(rows * c.splits);
   q.upload(random_halves(q_elems));
   kk.upload(random_halves(kv_elems));
   v.upload(random_halves(kv_elems));
@@ -127,7 +137,9 @@ CtaSteps recorded_steps(Algorithm algo, Pass pass, const iosim::workload::Proble
   if (pass == Pass::fwd) {
     k::ForwardBuffers b;
     b.q = q.get(), b.k = kk.get(), b.v = v.get(), b.o = o.get(), b.lse = lse.get(), b.l = l.get(), b.m = m.get();
-    (algo == Algorithm::fa2 ? k::fa2_forward : k::fa1_forward)(c, b, stream.get());
+    b.o_accum = o_accum.get(), b.lse_accum = lse_accum.get();
+    (algo == Algorithm::fa2 ? k::fa2_forward : algo == Algorithm::splitkv ? k::splitkv_forward : k::fa1_forward)(
+        c, b, stream.get());
   } else {
     // A forward pass first gives the backward pass its statistics.
     k::ForwardBuffers f;
@@ -156,16 +168,19 @@ CtaSteps recorded_steps(Algorithm algo, Pass pass, const iosim::workload::Proble
   return out;
 }
 
-void expect_kernel_visits_planned_tiles(Algorithm algo, Pass pass, const iosim::workload::Problem& p, i64 bm, i64 bn) {
+void expect_kernel_visits_planned_tiles(Algorithm algo, Pass pass, const iosim::workload::Problem& p, i64 bm, i64 bn,
+                                        std::optional<i64> splits = {}) {
   trace::TraceOptions opt;
+  opt.splits = splits;
   opt.algorithm = algo;
   opt.pass = pass;
   opt.block_m = bm;
   opt.block_n = bn;
   opt.sram_limit_bytes = 227 * 1024;
   const trace::AlgorithmTrace run = trace::build_trace(p, opt);
-  const std::string main_name = algo == Algorithm::fa2 ? (pass == Pass::fwd ? "fa2_fwd" : "fa2_bwd_main")
-                                                       : (pass == Pass::fwd ? "fa1_fwd" : "fa1_bwd");
+  const std::string main_name = algo == Algorithm::splitkv ? "splitkv_fwd"
+                                : algo == Algorithm::fa2   ? (pass == Pass::fwd ? "fa2_fwd" : "fa2_bwd_main")
+                                                           : (pass == Pass::fwd ? "fa1_fwd" : "fa1_bwd");
   const trace::KernelTrace* main = nullptr;
   for (const auto& e : run.kernels)
     if (e.kernel->name() == main_name) main = e.kernel.get();
@@ -217,4 +232,15 @@ BOOST_AUTO_TEST_CASE(fa1_visits_the_planned_tiles, *requires_gpu()) {
     expect_kernel_visits_planned_tiles(Algorithm::fa1, pass, problem(1, 2, 1, 300, 500, 64, DType::fp16, true), 64, 64);
     expect_kernel_visits_planned_tiles(Algorithm::fa1, pass, sparse(problem(1, 2, 2, 333, 333, 64, DType::fp16, true)), 64, 64);
   }
+}
+
+// splitkv's CI-menu tiles (d64 and d128, 16x64): every CTA visits its split's
+// run of key blocks, on decode shapes with a ragged last block (the last
+// split partial), causal N_q < N_k, GQA, more query blocks than one, and as
+// many splits as key blocks.
+BOOST_AUTO_TEST_CASE(splitkv_forward_visits_each_splits_planned_key_blocks, *requires_gpu()) {
+  expect_kernel_visits_planned_tiles(Algorithm::splitkv, Pass::fwd, problem(2, 4, 2, 1, 4097, 64, DType::fp16), 16, 64, 7);
+  expect_kernel_visits_planned_tiles(Algorithm::splitkv, Pass::fwd, problem(1, 4, 1, 16, 1000, 128, DType::fp16, true), 16, 64, 3);
+  expect_kernel_visits_planned_tiles(Algorithm::splitkv, Pass::fwd, problem(1, 2, 2, 40, 300, 64, DType::fp16, true), 16, 64, 5);
+  expect_kernel_visits_planned_tiles(Algorithm::splitkv, Pass::fwd, problem(1, 2, 2, 3, 1000, 128, DType::fp16, true), 16, 64, 16);
 }
