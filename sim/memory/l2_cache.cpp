@@ -389,13 +389,12 @@ u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now) {
     if (t.addr == a.addr && t.row_bytes == a.row_bytes && t.rows == a.rows && t.stride == a.stride) return r;
   }
   if (static_cast<i64>(records_.size()) > options_.max_tile_records) rebuild_records(now);
-  TileRecord t;
+  const u32 id = static_cast<u32>(records_.size());
+  TileRecord& t = records_.emplace_back();  // in place: a copy from the stack stalls on store forwarding
   t.addr = a.addr;
   t.row_bytes = a.row_bytes;
   t.rows = a.rows;
   t.stride = a.stride;
-  const u32 id = static_cast<u32>(records_.size());
-  records_.push_back(t);
   insert_slot(h, id);
   return id;
 }
