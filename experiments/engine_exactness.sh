@@ -9,8 +9,9 @@
 # 1 if any differs.
 #
 # Usage: experiments/engine_exactness.sh OLD_IOSIM NEW_IOSIM [quick]
-#   quick: skips the two slowest configurations (the default scenario and
-#   GPT-2 medium standard attention).
+#   quick: skips the three slowest configurations (the default scenario,
+#   GPT-2 medium standard attention, and standard attention with N = 16384,
+#   whose softmax rows are read in 128 load rounds).
 set -euo pipefail
 old=$1 new=$2 quick=${3:-}
 work=$(mktemp -d)
@@ -49,6 +50,7 @@ configs=(
 )
 [[ -z $quick ]] && configs+=(
   "simulate --algo standard --pass fwdbwd --batch 64 --heads 16 --seq 1024 --head-dim 64"
+  "simulate --algo standard --batch 1 --heads 4 --seq 16384 --head-dim 64"
   ""
 )
 

@@ -188,6 +188,10 @@ class KernelRunner {
   void issue_round(Slot& s, Buffered& b, double t) {
     const int part = partition(s);
     const int k = b.round++;
+    // The L2's host memory for this round's pieces (the first round) and the
+    // next round's, issued later: the cache misses overlap other work.
+    for (int r = k == 0 ? 0 : k + 1; r <= k + 1 && r < b.rounds; ++r)
+      for (const auto& a : b.step.loads) mem_.prefetch(round_piece(a, r, b.rounds));
     for (const auto& a : b.step.loads) {
       const trace::RangeAccess piece = round_piece(a, k, b.rounds);
       if (piece.bytes() > 0) b.ready = std::max(b.ready, mem_.load(piece, t, part));
@@ -301,6 +305,7 @@ class KernelRunner {
   void end_compute(Slot& s, u32 id, double t) {
     Buffered& b = s.ring[static_cast<size_t>(s.head)];
     const int part = partition(s);
+    for (const auto& a : b.step.stores) mem_.prefetch(a);
     for (const auto& a : b.step.stores) {
       const double done = mem_.store(a, t, part);
       end_ = std::max(end_, done);

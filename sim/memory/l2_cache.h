@@ -113,6 +113,10 @@ struct L2Options {
   // sampled sets rather than by testing every line (same lines and results;
   // false = line by line, the reference the tests compare with).
   bool sampled_gather_by_block = true;
+  // 16-way sets: fill tickets (one per lookup) held before those whose fills
+  // are done are dropped (exact: same results; 0 = hold every ticket of a
+  // kernel, the reference the tests compare with).
+  i64 fill_tickets_held = i64{1} << 16;
 };
 
 // Indexed by AccessKind: Read, Write, ReduceAdd.
@@ -165,7 +169,7 @@ struct L2Access {
   i64 sectors = 0;            // requested sectors
   i64 fetch_sectors = 0;      // to read from DRAM now
   i64 writeback_sectors = 0;  // dirty sectors evicted by this request, or written early (dirty limit)
-  double pending_ready = 0;   // hit lines still being filled by earlier misses until then
+  double pending_ready = 0;   // hit lines still being filled by earlier misses until then (0: none after now)
   double merged_ready = 0;    // merged: when the earlier request's data arrived
 };
 
@@ -182,6 +186,11 @@ class L2Cache {
   // Completes the last access: `fill_ready` is when the sectors it fetched
   // reach an SM, `data_ready` when its own data did (kept for later merges).
   void complete(double fill_ready, double data_ready);
+
+  // A hint, changing nothing: starts loading the host memory that access(a)
+  // will read first (its tile record's hash slot), so that a caller with
+  // several requests at hand overlaps their cache misses.
+  void prefetch(const trace::RangeAccess& a) const;
 
   // Empties the cache (dirty data is dropped: it is written back outside the
   // measured kernel, as `ncu --cache-control all` does). Returns the dirty
@@ -343,6 +352,7 @@ class L2Cache {
   void record(const trace::RangeAccess& a, const Visit& v, const L2Access& out);
   void complete_fills(u32 encoded);
   void complete_tickets(u32 encoded);
+  void drop_done_fills(double now);
   double decode_ready(u32 r) const { return r == 0 ? 0.0 : ready_base_ + static_cast<double>(r); }
   u32 encode_ready(double t) const;
 
@@ -393,10 +403,17 @@ class L2Cache {
   std::vector<Fill> fills_;      // lines filled by the last access: the first fill_count_
   size_t fill_count_ = 0;        // (16-way sets: only the lines that were present)
   // 16-way sets: a line's fill time is its fill ticket's, the stamp of the
-  // lookup that last filled it: fill_at_[ticket - kernel_stamp_] (encoded as
+  // lookup that last filled it: fill_at_[ticket - first_ticket_] (encoded as
   // ready()), so complete() sets it once for all the lines a request brought in.
   std::vector<u32> fill_at_;
-  u32 kernel_stamp_ = 1;      // the first stamp of this kernel: earlier tickets mean no fill in flight
+  // The first ticket fill_at_ holds: earlier tickets (of earlier kernels, or
+  // dropped by drop_done_fills) mean no fill in flight.
+  u32 first_ticket_ = 1;
+  // drop_done_fills runs when fill_at_ reaches this size; requests must not
+  // arrive before the time it last ran at (the engine's order: time never goes back).
+  size_t min_fill_compaction_ = 0;  // options_.fill_tickets_held (0: never)
+  size_t fill_compaction_size_ = 0;
+  double fill_horizon_ = -std::numeric_limits<double>::infinity();
   u32 last_stamp_ = 0;        // the last lookup's stamp
   bool ticket_fills_ = false;  // the last lookup filled lines of 16-way sets
   u32 ticket_owner_ = 0;       // ... and this record owns the new ones

@@ -35,6 +35,8 @@ class MemorySystem {
   double load(const trace::RangeAccess& a, double now, int partition) { return request(a, now, partition, true); }
   // A tile store or reduction; returns when the L2 has taken it.
   double store(const trace::RangeAccess& a, double now, int partition) { return request(a, now, partition, false); }
+  // A hint for a request about to be made (see L2Cache::prefetch).
+  void prefetch(const trace::RangeAccess& a) const { l2_.prefetch(a); }
 
   // Called at each kernel start.
   void begin_kernel(double now) {
