@@ -47,6 +47,21 @@ def make_set(b, h, n, d, dtype, requires_grad):
     return t(), t(), t()
 
 
+def time_cuda(run, sets, warmup, iters):
+    """Milliseconds of `iters` runs of run(set), each between CUDA events on the
+    next of `sets`, after `warmup` untimed runs (also rotating)."""
+    for i in range(warmup):
+        run(sets[i % len(sets)])
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    stops = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        run(sets[(warmup + i) % len(sets)])
+        stops[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in zip(starts, stops)]
+
+
 def time_backend(backend, b, h, n, d, causal, dtype, pass_, warmup, iters, l2_bytes, l2_multiple):
     tensor_bytes = b * h * n * d * torch.finfo(dtype).bits // 8
     per_set = tensor_bytes * (4 if pass_ == "fwd" else 8)
@@ -72,16 +87,7 @@ def time_backend(backend, b, h, n, d, causal, dtype, pass_, warmup, iters, l2_by
                 q, k, v = s
                 F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-        for i in range(warmup):
-            run(sets[i % n_sets])
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-        stops = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-        for i in range(iters):
-            starts[i].record()
-            run(sets[(warmup + i) % n_sets])
-            stops[i].record()
-        torch.cuda.synchronize()
-    ms = [s.elapsed_time(e) for s, e in zip(starts, stops)]
+        ms = time_cuda(run, sets, warmup, iters)
     return ms, n_sets
 
 

@@ -26,6 +26,8 @@ import sys
 
 import torch
 
+from bench_attention import time_cuda  # the same timing as the FA2 benchmark
+
 
 def parse_shapes(text):
     shapes = []
@@ -84,16 +86,7 @@ def time_variant(variant, b, h, n, d, dtype, pass_, args, l2_bytes):
             with torch.no_grad():
                 fn(s, d, causal_mask, args.dropout)
 
-    for i in range(args.warmup):
-        run(sets[i % n_sets])
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
-    stops = [torch.cuda.Event(enable_timing=True) for _ in range(args.iters)]
-    for i in range(args.iters):
-        starts[i].record()
-        run(sets[(args.warmup + i) % n_sets])
-        stops[i].record()
-    torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in zip(starts, stops)], n_sets
+    return time_cuda(run, sets, args.warmup, args.iters), n_sets
 
 
 def main():

@@ -27,15 +27,20 @@ cli::ArgParser make_run_parser(const std::string& command) {
                                        "its Philox seed is --seed")
       .add("json", Kind::flag, "", "print one JSON object instead of text");
   if (bench) {
-    p.add("warmup", Kind::integer, "N", "untimed runs first [5]")
-        .add("iters", Kind::integer, "N", "timed runs; the median is reported [30]")
-        .add("l2-multiple", Kind::real, "X", "rotate buffer sets until they hold this many L2s [4]")
-        .add("per-kernel", Kind::flag, "",
+    add_timing_flags(p);
+    p.add("per-kernel", Kind::flag, "",
              "standard, standard-eager: also time each kernel of the pass, beside its trace's bytes and FLOPs");
   } else {
     p.add("tol", Kind::real, "X", "exit 1 when any relative error exceeds this");
   }
   return p;
+}
+
+void add_timing_flags(cli::ArgParser& p) {
+  using Kind = cli::ArgParser::Kind;
+  p.add("warmup", Kind::integer, "N", "untimed runs first [5]")
+      .add("iters", Kind::integer, "N", "timed runs; the median is reported [30]")
+      .add("l2-multiple", Kind::real, "X", "rotate buffer sets until they hold this many L2s [4]");
 }
 
 RunRequest run_from_flags(const cli::ArgParser& f) {

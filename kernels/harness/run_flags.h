@@ -13,6 +13,8 @@ namespace iosim::harness {
 
 // The parser of one command, "check" or "bench".
 cli::ArgParser make_run_parser(const std::string& command);
+// bench's timing flags (--warmup --iters --l2-multiple), which iosim-peer takes too.
+void add_timing_flags(cli::ArgParser& parser);
 
 struct RunRequest {
   RunSpec spec;

@@ -11,6 +11,7 @@
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_buffer.h"
 #include "kernels/common/device_info.h"
+#include "kernels/common/element_bits.h"
 #include "sim/common/error.h"
 #include "sim/count/io_count.h"
 
@@ -45,20 +46,8 @@ void require_algorithm(const std::string& a) {
 // ---------------------------------------------------------------------------
 // Host data: inputs are generated on the host, rounded to the data type, and
 // the reference sees exactly the rounded values.
-u16 to_bits(float x, DType t) {
-  if (t == DType::bf16) return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(x)).x;
-  return static_cast<__half_raw>(__float2half_rn(x)).x;
-}
-float from_bits(u16 bits, DType t) {
-  if (t == DType::bf16) {
-    __nv_bfloat16_raw raw;
-    raw.x = bits;
-    return __bfloat162float(__nv_bfloat16(raw));
-  }
-  __half_raw raw;
-  raw.x = bits;
-  return __half2float(__half(raw));
-}
+using kernels::from_bits;
+using kernels::to_bits;
 
 // splitmix64: fast enough for the 10^8-element benchmark tensors.
 struct SplitMix {

@@ -12,8 +12,6 @@
 // Timing as the harness times (kernels/harness/runner.cpp): warm-up runs, the
 // median of --iters runs, inputs rotated over enough buffer sets to exceed
 // --l2-multiple L2s.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +26,8 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/device_buffer.h"
 #include "kernels/common/device_info.h"
+#include "kernels/common/element_bits.h"
+#include "kernels/harness/run_flags.h"
 #include "kernels/peer/cublas_loader.h"
 #include "kernels/peer/peer_kernels.h"
 #include "kernels/standard/tensor_map.h"
@@ -45,17 +45,6 @@ using kernels::CudaEvent;
 using kernels::DeviceBuffer;
 using schedule::TensorId;
 using u16 = std::uint16_t;
-
-double to_double(u16 bits, workload::DType t) {
-  if (t == workload::DType::bf16) {
-    __nv_bfloat16_raw r;
-    r.x = bits;
-    return __bfloat162float(__nv_bfloat16(r));
-  }
-  __half_raw r;
-  r.x = bits;
-  return __half2float(__half(r));
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -95,13 +84,6 @@ i64 set_count(const Timing& t, i64 set_bytes) {
   if (fit < 1) throw InputError("one buffer set needs " + std::to_string(set_bytes) + " bytes; the device has " +
                                 std::to_string(free_bytes) + " free");
   return std::min<i64>({wanted, fit, 64});
-}
-
-void add_timing_flags(ArgParser& p) {
-  using Kind = ArgParser::Kind;
-  p.add("warmup", Kind::integer, "N", "untimed runs first [5]")
-      .add("iters", Kind::integer, "N", "timed runs; the median is reported [30]")
-      .add("l2-multiple", Kind::real, "X", "rotate buffer sets until they hold this many L2s [4]");
 }
 
 Timing timing_from_flags(const ArgParser& f) {
@@ -266,7 +248,7 @@ double sampled_error(const schedule::GemmPlan& g, const GemmSet& set, workload::
     u16 bits = 0;
     IOSIM_CUDA_CHECK(cudaMemcpy(&bits, set.c.get() + output_offset(c, z, g.z_heads) + i * c.row_stride + j, sizeof bits,
                                 cudaMemcpyDeviceToHost));
-    worst = std::max(worst, std::abs(to_double(bits, dtype) - ref) / (1.0 + std::abs(ref)));
+    worst = std::max(worst, std::abs(kernels::from_bits(bits, dtype) - ref) / (1.0 + std::abs(ref)));
   }
   return worst;
 }
@@ -382,7 +364,7 @@ ArgParser make_parser(const std::string& command) {
     help.dtypes = "fp16 | bf16";
     help.default_tiling = "the GEMM tile (it does not change the GEMMs' shapes)";
     cli::add_problem_flags(p, help);
-    add_timing_flags(p);
+    harness::add_timing_flags(p);
     return p;
   }
   ArgParser p("copy",
@@ -390,7 +372,7 @@ ArgParser make_parser(const std::string& command) {
               "16-byte copy kernel; \"gbps\" is the faster of the two. One JSON line.",
               "iosim-peer");
   p.add("mib", ArgParser::Kind::integer, "N", "bytes copied, in MiB [2048]");
-  add_timing_flags(p);
+  harness::add_timing_flags(p);
   return p;
 }
 

@@ -30,6 +30,7 @@
 #include "gpu_test_support.h"
 #include "kernels/common/attention_api.h"
 #include "kernels/common/device_buffer.h"
+#include "kernels/common/element_bits.h"
 #include "kernels/standard/standard.h"
 #include "sim/numerics/reference.h"
 
@@ -202,20 +203,8 @@ namespace {
 using u16 = std::uint16_t;
 using iosim::kernels::DeviceBuffer;
 
-u16 to_bits(float x, DType t) {
-  if (t == DType::bf16) return __nv_bfloat16_raw(__float2bfloat16_rn(x)).x;
-  return __half_raw(__float2half_rn(x)).x;
-}
-float from_bits(u16 bits, DType t) {
-  if (t == DType::bf16) {
-    __nv_bfloat16_raw r;
-    r.x = bits;
-    return __bfloat162float(__nv_bfloat16(r));
-  }
-  __half_raw r;
-  r.x = bits;
-  return __half2float(__half(r));
-}
+using iosim::kernels::from_bits;
+using iosim::kernels::to_bits;
 
 // Random non-zero values in [-1, 1] rounded to the data type: device bits and the values they hold.
 struct Tensor {
