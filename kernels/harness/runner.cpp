@@ -144,12 +144,13 @@ struct Workspace {
                             o_accum.bytes() + lse_accum.bytes());
   }
   kernels::ForwardBuffers forward() {
-    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get(), pd.get(), z.get(), mask.get(),
-            o_accum.get(), lse_accum.get()};
+    return {q.get(), k.get(), v.get(), o.get(), lse.get(), l.get(), m.get(), s.get(), p.get(), pd.get(), z.get(),
+            mask.get(), o_accum.get(), lse_accum.get()};
   }
   kernels::BackwardBuffers backward() {
-    return {q.get(),  k.get(),  v.get(),  o.get(),        d_o.get(),  lse.get(), l.get(), m.get(), p.get(),
-            dq.get(), dk.get(), dv.get(), dq_accum.get(), dvec.get(), dp.get(),  ds.get(), pd.get(), z.get(), mask.get()};
+    return {q.get(),  k.get(),  v.get(),  o.get(),  d_o.get(), lse.get(),      l.get(),
+            m.get(),  p.get(),  dq.get(), dk.get(), dv.get(),  dq_accum.get(), dvec.get(),
+            dp.get(), ds.get(), pd.get(), z.get(),  mask.get()};
   }
   void poison_forward_outputs() {
     for (auto* b : {&o, &s, &p, &pd}) b->fill_bytes(0xFF);
@@ -365,7 +366,8 @@ CheckResult check(const RunSpec& s, Pass pass) {
     if (s.algorithm == "fa2" || s.algorithm == "splitkv") {
       result.errors.push_back({"L", numerics::compare(stats(ws.lse.download(), pr), ref.lse)});
     } else if (s.algorithm == "fa1") {
-      result.errors.push_back({"L", numerics::compare(stats(lse_from_l_m(ws.l.download(), ws.m.download()), pr), ref.lse)});
+      result.errors.push_back(
+          {"L", numerics::compare(stats(lse_from_l_m(ws.l.download(), ws.m.download()), pr), ref.lse)});
     }
   }
   if (backward) {

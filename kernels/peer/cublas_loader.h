@@ -25,21 +25,22 @@ class Cublas {
   using CreateFn = cublasStatus_t (*)(cublasHandle_t*);
   using DestroyFn = cublasStatus_t (*)(cublasHandle_t);
   using VersionFn = cublasStatus_t (*)(cublasHandle_t, int*);
-  using StridedFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                       const void*, const void*, cudaDataType, int, long long, const void*,
-                                       cudaDataType, int, long long, const void*, void*, cudaDataType, int, long long,
-                                       int, cublasComputeType_t, cublasGemmAlgo_t);
-  using BatchedFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                       const void*, const void* const[], cudaDataType, int, const void* const[],
-                                       cudaDataType, int, const void*, void* const[], cudaDataType, int, int,
+  using StridedFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                                       const void*, cudaDataType, int, long long, const void*, cudaDataType, int,
+                                       long long, const void*, void*, cudaDataType, int, long long, int,
                                        cublasComputeType_t, cublasGemmAlgo_t);
+  using BatchedFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                                       const void* const[], cudaDataType, int, const void* const[], cudaDataType, int,
+                                       const void*, void* const[], cudaDataType, int, int, cublasComputeType_t,
+                                       cublasGemmAlgo_t);
 
   // Tries $IOSIM_CUBLAS, then the sonames of cuBLAS 13 and 12 on the loader's
   // path, then the toolkit's directory; throws InputError listing them.
   Cublas() {
     std::vector<std::string> tried;
     if (const char* env = std::getenv("IOSIM_CUBLAS"); env != nullptr && *env != '\0') tried.push_back(env);
-    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"})
+    for (const char* name :
+         {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"})
       tried.push_back(name);
     std::string errors;
     for (const auto& name : tried) {
@@ -50,8 +51,7 @@ class Cublas {
       }
       errors += "\n  " + name + ": " + dlerror();
     }
-    if (lib_ == nullptr)
-      throw InputError("cuBLAS not found (set IOSIM_CUBLAS=/path/to/libcublas.so); tried:" + errors);
+    if (lib_ == nullptr) throw InputError("cuBLAS not found (set IOSIM_CUBLAS=/path/to/libcublas.so); tried:" + errors);
     create_ = symbol<CreateFn>("cublasCreate_v2");
     destroy_ = symbol<DestroyFn>("cublasDestroy_v2");
     version_ = symbol<VersionFn>("cublasGetVersion_v2");
@@ -73,7 +73,8 @@ class Cublas {
     return v;
   }
   static void check(cublasStatus_t s, const char* what) {
-    if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed: cuBLAS status " + std::to_string(s));
+    if (s != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(std::string(what) + " failed: cuBLAS status " + std::to_string(s));
   }
 
   StridedFn strided = nullptr;

@@ -69,7 +69,8 @@ double time_runs(const Timing& t, Run run) {
   }
   IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> ms;
-  for (int it = 0; it < t.iters; ++it) ms.push_back(stop[static_cast<size_t>(it)].ms_since(start[static_cast<size_t>(it)]));
+  for (int it = 0; it < t.iters; ++it)
+    ms.push_back(stop[static_cast<size_t>(it)].ms_since(start[static_cast<size_t>(it)]));
   return median(ms);
 }
 
@@ -78,11 +79,12 @@ i64 set_count(const Timing& t, i64 set_bytes) {
   const kernels::DeviceInfo dev = kernels::current_device();
   size_t free_bytes = 0, total_bytes = 0;
   IOSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const i64 wanted = std::max<i64>(
-      2, static_cast<i64>(std::ceil(t.l2_multiple * static_cast<double>(dev.l2_bytes) / static_cast<double>(set_bytes))));
+  const i64 wanted = std::max<i64>(2, static_cast<i64>(std::ceil(t.l2_multiple * static_cast<double>(dev.l2_bytes) /
+                                                                 static_cast<double>(set_bytes))));
   const i64 fit = static_cast<i64>(0.8 * static_cast<double>(free_bytes) / static_cast<double>(set_bytes));
-  if (fit < 1) throw InputError("one buffer set needs " + std::to_string(set_bytes) + " bytes; the device has " +
-                                std::to_string(free_bytes) + " free");
+  if (fit < 1)
+    throw InputError("one buffer set needs " + std::to_string(set_bytes) + " bytes; the device has " +
+                     std::to_string(free_bytes) + " free");
   return std::min<i64>({wanted, fit, 64});
 }
 
@@ -111,7 +113,8 @@ CublasGemm cublas_shape(const schedule::GemmPlan& g, const kernels::detail::Tens
   const auto a = t.operand(g.a), b = t.operand(g.b);
   const auto c = t.output(g.c);
   const auto narrow = [](i64 v, const char* what) {
-    if (v > INT32_MAX) throw InputError(std::string("cuBLAS's 32-bit API cannot take ") + what + " " + std::to_string(v));
+    if (v > INT32_MAX)
+      throw InputError(std::string("cuBLAS's 32-bit API cannot take ") + what + " " + std::to_string(v));
     return static_cast<int>(v);
   };
   return {b.k_contiguous ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -178,7 +181,10 @@ GemmSet make_set(const workload::Problem& p, const schedule::GemmPlan& g, const 
 class GemmCall {
  public:
   GemmCall(const Cublas& blas, const schedule::GemmPlan& g, const GemmSet& set, workload::DType dtype)
-      : blas_(blas), g_(g), shape_(cublas_shape(g, set.map)), type_(dtype == workload::DType::bf16 ? CUDA_R_16BF : CUDA_R_16F) {
+      : blas_(blas),
+        g_(g),
+        shape_(cublas_shape(g, set.map)),
+        type_(dtype == workload::DType::bf16 ? CUDA_R_16BF : CUDA_R_16F) {
     a_ = set.map.operand(g.a);
     b_ = set.map.operand(g.b);
     c_ = set.map.output(g.c);
@@ -205,18 +211,18 @@ class GemmCall {
     const float alpha = 1.f, beta = 0.f;
     const int z = static_cast<int>(g_.s.batches);
     if (strided()) {
-      Cublas::check(blas_.strided(blas_.handle(), shape_.op_first, shape_.op_second, shape_.m, shape_.n, shape_.k, &alpha,
-                                  b_.ptr, type_, shape_.ld_first, sb_, a_.ptr, type_, shape_.ld_second, sa_, &beta, c_.ptr,
-                                  type_, shape_.ldc, sc_, z, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      Cublas::check(blas_.strided(blas_.handle(), shape_.op_first, shape_.op_second, shape_.m, shape_.n, shape_.k,
+                                  &alpha, b_.ptr, type_, shape_.ld_first, sb_, a_.ptr, type_, shape_.ld_second, sa_,
+                                  &beta, c_.ptr, type_, shape_.ldc, sc_, z, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                     "cublasGemmStridedBatchedEx");
       return;
     }
     const void* const* p = ptrs_.get();
-    Cublas::check(blas_.batched(blas_.handle(), shape_.op_first, shape_.op_second, shape_.m, shape_.n, shape_.k, &alpha,
-                                p, type_, shape_.ld_first, p + z, type_, shape_.ld_second, &beta,
-                                const_cast<void* const*>(p + 2 * z), type_, shape_.ldc, z, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmBatchedEx");
+    Cublas::check(
+        blas_.batched(blas_.handle(), shape_.op_first, shape_.op_second, shape_.m, shape_.n, shape_.k, &alpha, p, type_,
+                      shape_.ld_first, p + z, type_, shape_.ld_second, &beta, const_cast<void* const*>(p + 2 * z),
+                      type_, shape_.ldc, z, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmBatchedEx");
   }
 
  private:
@@ -235,10 +241,13 @@ class GemmCall {
 double sampled_error(const schedule::GemmPlan& g, const GemmSet& set, workload::DType dtype, int samples) {
   const auto a = set.map.operand(g.a), b = set.map.operand(g.b);
   const auto c = set.map.output(g.c);
-  const std::uint64_t seed_a = 1 + static_cast<std::uint64_t>(g.a.tensor), seed_b = 1 + static_cast<std::uint64_t>(g.b.tensor);
+  const std::uint64_t seed_a = 1 + static_cast<std::uint64_t>(g.a.tensor),
+                      seed_b = 1 + static_cast<std::uint64_t>(g.b.tensor);
   double worst = 0;
   for (int s = 0; s < samples; ++s) {
-    const auto pick = [&](int which, i64 n) { return static_cast<i64>(mix(99, 3 * s + which) % static_cast<std::uint64_t>(n)); };
+    const auto pick = [&](int which, i64 n) {
+      return static_cast<i64>(mix(99, 3 * s + which) % static_cast<std::uint64_t>(n));
+    };
     const i64 z = pick(0, g.s.batches), i = pick(1, g.s.m), j = pick(2, g.s.n);
     const i64 oa = operand_offset(a, z, g.z_heads), ob = operand_offset(b, z, g.z_heads);
     double ref = 0;
@@ -305,12 +314,12 @@ int cmd_gemm(const ArgParser& f) {
     all_verified = all_verified && (r.verified || !r.skipped.empty());
     std::cout << "{\"source\": \"cublas\", \"kernel\": " << quoted(r.name) << ", \"batch\": " << p.batch
               << ", \"heads\": " << p.heads << ", \"kv_heads\": " << p.kv_heads << ", \"seq_q\": " << p.seq_q
-              << ", \"seq_k\": " << p.seq_k << ", \"head_dim\": " << p.head_dim << ", \"dtype\": "
-              << quoted(std::string(workload::to_string(p.dtype))) << ", \"layout\": "
-              << quoted(std::string(workload::to_string(p.layout))) << ", \"m\": " << r.m << ", \"n\": " << r.n
-              << ", \"k\": " << r.k << ", \"batches\": " << r.batches << ", \"a_k_contiguous\": "
-              << (r.a_kc ? "true" : "false") << ", \"b_k_contiguous\": " << (r.b_kc ? "true" : "false")
-              << ", \"flops\": " << num(r.flops);
+              << ", \"seq_k\": " << p.seq_k << ", \"head_dim\": " << p.head_dim
+              << ", \"dtype\": " << quoted(std::string(workload::to_string(p.dtype)))
+              << ", \"layout\": " << quoted(std::string(workload::to_string(p.layout))) << ", \"m\": " << r.m
+              << ", \"n\": " << r.n << ", \"k\": " << r.k << ", \"batches\": " << r.batches
+              << ", \"a_k_contiguous\": " << (r.a_kc ? "true" : "false")
+              << ", \"b_k_contiguous\": " << (r.b_kc ? "true" : "false") << ", \"flops\": " << num(r.flops);
     if (!r.skipped.empty()) {
       std::cout << ", \"skipped\": " << quoted(r.skipped) << "}\n";
       continue;
@@ -318,8 +327,8 @@ int cmd_gemm(const ArgParser& f) {
     std::cout << ", \"api\": " << quoted(r.api) << ", \"median_ms\": " << num(r.median_ms)
               << ", \"tflops\": " << num(r.flops / (r.median_ms * 1e-3) / 1e12) << ", \"checked\": " << r.checked
               << ", \"max_error\": " << num(r.max_error) << ", \"verified\": " << (r.verified ? "true" : "false")
-              << ", \"iters\": " << t.iters << ", \"device\": " << quoted(dev.name) << ", \"cublas\": "
-              << quoted(blas.path()) << ", \"cublas_version\": " << blas.version() << "}\n";
+              << ", \"iters\": " << t.iters << ", \"device\": " << quoted(dev.name)
+              << ", \"cublas\": " << quoted(blas.path()) << ", \"cublas_version\": " << blas.version() << "}\n";
   }
   if (!all_verified) std::cerr << "iosim-peer: a cuBLAS result differs from the reference (\"verified\": false)\n";
   return all_verified ? 0 : 1;
@@ -338,17 +347,17 @@ int cmd_copy(const ArgParser& f) {
   DeviceBuffer<uint4> in(static_cast<size_t>(bytes / 16)), out(static_cast<size_t>(bytes / 16));
   in.fill_bytes(1);
   const double memcpy_ms = time_runs(t, [&](int) {
-    IOSIM_CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, nullptr));
+    IOSIM_CUDA_CHECK(
+        cudaMemcpyAsync(out.get(), in.get(), static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, nullptr));
   });
   const int blocks = 8 * dev.sm_count;  // 8 CTAs of 256 threads per SM (2048 threads), grid-stride
-  const double kernel_ms = time_runs(t, [&](int) {
-    copy16(in.get(), out.get(), bytes / 16, blocks);
-  });
+  const double kernel_ms = time_runs(t, [&](int) { copy16(in.get(), out.get(), bytes / 16, blocks); });
   const auto gbps = [&](double ms) { return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
   std::cout << "{\"source\": \"copy\", \"bytes\": " << bytes << ", \"memcpy_ms\": " << num(memcpy_ms)
             << ", \"memcpy_gbps\": " << num(gbps(memcpy_ms)) << ", \"kernel_ms\": " << num(kernel_ms)
-            << ", \"kernel_gbps\": " << num(gbps(kernel_ms)) << ", \"gbps\": " << num(std::max(gbps(memcpy_ms), gbps(kernel_ms)))
-            << ", \"iters\": " << t.iters << ", \"device\": " << quoted(dev.name) << "}\n";
+            << ", \"kernel_gbps\": " << num(gbps(kernel_ms))
+            << ", \"gbps\": " << num(std::max(gbps(memcpy_ms), gbps(kernel_ms))) << ", \"iters\": " << t.iters
+            << ", \"device\": " << quoted(dev.name) << "}\n";
   return 0;
 }
 

@@ -38,15 +38,17 @@ struct ElementwiseParams {
   const u16* in0;
   const u8* in1;  // Mask (one copy for all heads) or Z; null when the op has one input
   u16* out0;
-  u8* out1;       // Z (dropout)
+  u8* out1;  // Z (dropout)
   float scale;
   float keep_scale;
   std::uint32_t threshold;
   std::uint64_t seed;
-  bool vec;       // seq_k % 8 == 0 and 16-byte aligned tensors
+  bool vec;  // seq_k % 8 == 0 and 16-byte aligned tensors
 };
 
-constexpr bool reads_byte_tensor(ElementwiseOp op) { return op != ElementwiseOp::scale && op != ElementwiseOp::dropout; }
+constexpr bool reads_byte_tensor(ElementwiseOp op) {
+  return op != ElementwiseOp::scale && op != ElementwiseOp::dropout;
+}
 
 // One element: x (in0's bits), m (in1's byte), keep (dropout's draw) -> out0's bits.
 template <class T, ElementwiseOp OP>
@@ -141,17 +143,23 @@ template <class T>
 void run_op(const ElementwiseParams& p, ElementwiseOp op, workload::DType dtype, cudaStream_t stream) {
   const std::string name = "standard-eager elementwise";
   switch (op) {
-    case ElementwiseOp::scale: return run<T, ElementwiseOp::scale>(p, dtype, name, stream);
-    case ElementwiseOp::mask_fill: return run<T, ElementwiseOp::mask_fill>(p, dtype, name, stream);
-    case ElementwiseOp::mask_zero: return run<T, ElementwiseOp::mask_zero>(p, dtype, name, stream);
-    case ElementwiseOp::dropout: return run<T, ElementwiseOp::dropout>(p, dtype, name, stream);
-    case ElementwiseOp::dropout_bwd: return run<T, ElementwiseOp::dropout_bwd>(p, dtype, name, stream);
+    case ElementwiseOp::scale:
+      return run<T, ElementwiseOp::scale>(p, dtype, name, stream);
+    case ElementwiseOp::mask_fill:
+      return run<T, ElementwiseOp::mask_fill>(p, dtype, name, stream);
+    case ElementwiseOp::mask_zero:
+      return run<T, ElementwiseOp::mask_zero>(p, dtype, name, stream);
+    case ElementwiseOp::dropout:
+      return run<T, ElementwiseOp::dropout>(p, dtype, name, stream);
+    case ElementwiseOp::dropout_bwd:
+      return run<T, ElementwiseOp::dropout_bwd>(p, dtype, name, stream);
   }
 }
 
 __global__ void visibility_kernel(const schedule::AttentionTiles t, u8* mask) {
   const i64 n = t.seq_q * t.seq_k;
-  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * blockDim.x) {
+  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<i64>(gridDim.x) * blockDim.x) {
     const i64 r = i / t.seq_k, c = i % t.seq_k;
     mask[i] = c < t.key_end_for_row(r) && (t.mask.active == nullptr || t.mask_allows(r / t.block_m, c / t.block_n));
   }

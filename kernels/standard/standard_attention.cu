@@ -231,16 +231,18 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
       case KernelKind::softmax_bwd: {
         const auto& sp = k.as<schedule::SoftmaxPlan>();
         const bool backward = k.kind == KernelKind::softmax_bwd;
-        launch_softmax({sp.s, sp.tiles, ptr(backward ? TensorId::P : TensorId::S), backward ? ptr(TensorId::dP) : nullptr,
-                        const_cast<void*>(ptr(backward ? TensorId::dS : TensorId::P)), sp.applies_scale ? c.scale() : 1.f},
-                       c.problem.dtype, backward, stream);
+        launch_softmax(
+            {sp.s, sp.tiles, ptr(backward ? TensorId::P : TensorId::S), backward ? ptr(TensorId::dP) : nullptr,
+             const_cast<void*>(ptr(backward ? TensorId::dS : TensorId::P)), sp.applies_scale ? c.scale() : 1.f},
+            c.problem.dtype, backward, stream);
         break;
       }
       case KernelKind::elementwise: {
         const auto& e = k.as<schedule::ElementwisePlan>();
         detail::ElementwiseLaunch l{e, {}, {}, c.scale(), DropoutRule{c.dropout_p, c.dropout_seed}, c.problem.dtype};
         for (int i = 0; i < e.inputs; ++i) l.in[static_cast<size_t>(i)] = ptr(e.in[static_cast<size_t>(i)]);
-        for (int i = 0; i < e.outputs; ++i) l.out[static_cast<size_t>(i)] = const_cast<void*>(ptr(e.out[static_cast<size_t>(i)]));
+        for (int i = 0; i < e.outputs; ++i)
+          l.out[static_cast<size_t>(i)] = const_cast<void*>(ptr(e.out[static_cast<size_t>(i)]));
         detail::launch_elementwise(l, stream);
         break;
       }
@@ -255,7 +257,8 @@ void validate(const AttentionConfig& c, const std::string& algo) {
   const auto& t = c.gemm_tiles;
   if (!detail::gemm_tiles_compiled(t.tile_m, t.tile_n, t.tile_k))
     throw NotCompiled(algo + ": GEMM tile " + std::to_string(t.tile_m) + "x" + std::to_string(t.tile_n) + "x" +
-                      std::to_string(t.tile_k) + " is not compiled; compiled: " + detail::join(standard_compiled_menu()));
+                      std::to_string(t.tile_k) +
+                      " is not compiled; compiled: " + detail::join(standard_compiled_menu()));
   if (c.d_block_mask != nullptr && (c.block_m <= 0 || c.block_n <= 0))
     throw InputError(algo + ": a block mask needs positive block_m/block_n (its block grid)");
 }
@@ -294,9 +297,14 @@ TensorMap checked_tensors(const AttentionConfig& c, NamedTensors named, bool eag
 }
 
 TensorMap forward_tensors(const AttentionConfig& c, const ForwardBuffers& b, bool eager, const std::string& algo) {
-  return checked_tensors(
-      c, {{TensorId::Q, b.q}, {TensorId::K, b.k}, {TensorId::V, b.v}, {TensorId::O, b.o}, {TensorId::S, b.s}, {TensorId::P, b.p}},
-      eager, b.pd, b.z, b.mask, algo);
+  return checked_tensors(c,
+                         {{TensorId::Q, b.q},
+                          {TensorId::K, b.k},
+                          {TensorId::V, b.v},
+                          {TensorId::O, b.o},
+                          {TensorId::S, b.s},
+                          {TensorId::P, b.p}},
+                         eager, b.pd, b.z, b.mask, algo);
 }
 
 TensorMap backward_tensors(const AttentionConfig& c, const BackwardBuffers& b, bool eager, const std::string& algo) {

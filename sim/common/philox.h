@@ -24,7 +24,8 @@ struct Philox4 {
 
 IOSIM_HD inline Philox4 philox4x32_10(std::uint64_t counter, std::uint64_t seed) {
   constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-  std::uint32_t c0 = static_cast<std::uint32_t>(counter), c1 = static_cast<std::uint32_t>(counter >> 32), c2 = 0, c3 = 0;
+  std::uint32_t c0 = static_cast<std::uint32_t>(counter), c1 = static_cast<std::uint32_t>(counter >> 32), c2 = 0,
+                c3 = 0;
   std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
   for (int round = 0; round < 10; ++round) {
     const std::uint64_t p0 = static_cast<std::uint64_t>(kM0) * c0, p1 = static_cast<std::uint64_t>(kM1) * c2;

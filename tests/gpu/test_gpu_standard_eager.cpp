@@ -58,9 +58,9 @@ iosim::harness::CheckResult expect_matches_reference(const RunSpec& s, Pass pass
   for (const auto& e : r.errors) {
     const double bound = e.tensor == "Z" ? 0.0 : kBoundFactor * (e.tensor == "O" ? tol.out : tol.grad);
     const double rel = e.norms.relative();
-    std::cout << "RESULT standard-eager " << iosim::workload::to_string(pass) << " " << label << " d="
-              << s.problem.head_dim << " " << iosim::workload::to_string(s.problem.dtype) << " p=" << s.dropout << " "
-              << e.tensor << " rel=" << rel << " bound=" << bound << "\n";
+    std::cout << "RESULT standard-eager " << iosim::workload::to_string(pass) << " " << label
+              << " d=" << s.problem.head_dim << " " << iosim::workload::to_string(s.problem.dtype) << " p=" << s.dropout
+              << " " << e.tensor << " rel=" << rel << " bound=" << bound << "\n";
     BOOST_TEST(rel <= bound, label << " " << iosim::workload::to_string(pass) << " " << e.tensor << ": relative error "
                                    << rel << " > " << bound << " (max|err| " << e.norms.max_abs_error << ", max|ref| "
                                    << e.norms.max_abs_ref << ")");
@@ -146,8 +146,9 @@ BOOST_AUTO_TEST_CASE(eager_dropout_keep_rate_is_one_minus_p, *requires_gpu()) {
       const auto r = expect_matches_reference(s, Pass::fwd, "keep_rate");
       BOOST_TEST_REQUIRE(r.keep_fraction.has_value());
       const double n = 2.0 * 4 * 512 * 512, sigma = std::sqrt(p * (1 - p) / n);
-      std::cout << "RESULT standard-eager keep_rate seed=" << seed << " p=" << p << " kept=" << *r.keep_fraction << "\n";
-      BOOST_TEST(std::abs(*r.keep_fraction - (1 - p)) < 5 * sigma, "seed " << seed << " p " << p << ": kept "
-                                                                         << *r.keep_fraction);
+      std::cout << "RESULT standard-eager keep_rate seed=" << seed << " p=" << p << " kept=" << *r.keep_fraction
+                << "\n";
+      BOOST_TEST(std::abs(*r.keep_fraction - (1 - p)) < 5 * sigma,
+                 "seed " << seed << " p " << p << ": kept " << *r.keep_fraction);
     }
 }
