@@ -16,6 +16,7 @@
 #include <string>
 
 #include "sim/common/error.h"
+#include "sim/schedule/softmax_path.h"
 #include "sim/schedule/warp_split.h"
 
 namespace iosim::schedule {
@@ -650,6 +651,44 @@ WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pas
     b.repeat(Pipe::alu, 3);
     b.fma();
   };
+  if (!backward && softmax_forward_vectorised(s, sp.tiles)) {
+    // softmax_row_vec16: per thread 16-byte chunks of 8 columns, four loads in
+    // flight; per column the bf16/fp16 unpack, the scale, visible(), the max;
+    // the row staged as fp32 (two 16-byte stores per chunk); then exp and sum,
+    // then P scaled, packed (F2FP per pair) and stored as 16-byte chunks.
+    const i64 chunks = ceil_div(s.seq_k / 8, per_row);
+    V mx = kNone;
+    for (i64 c = 0; c < chunks; c += 4) {
+      std::vector<V> loads;
+      for (i64 u = c; u < std::min(chunks, c + 4); ++u) loads.push_back(b.ldg(512, b.alu()));
+      for (const V l : loads) {
+        for (int e = 0; e < 8; ++e) mx = b.alu(mx, visible(b.fma(b.alu(l))));
+        b.sts(512, mx);
+        b.sts(512, mx);
+        column_step();
+      }
+    }
+    mx = reduce(mx, Pipe::alu);
+    V sum = kNone;
+    for (i64 c = 0; c < chunks; ++c) {
+      for (int h = 0; h < 2; ++h) {
+        const V v = b.lds(512);
+        V e = kNone;
+        for (int k = 0; k < 4; ++k) sum = b.fma(sum, e = emit_expf(b, b.fma(v, mx)));
+        b.sts(512, e);
+      }
+      column_step();
+    }
+    const V inv = emit_fdiv(b, b.fma(), reduce(sum, Pipe::fma));
+    for (i64 c = 0; c < chunks; ++c) {
+      const V lo = b.lds(512), hi = b.lds(512);
+      V packed = kNone;
+      for (int k = 0; k < 4; ++k) packed = b.alu(b.fma(k < 2 ? lo : hi, inv), b.fma(k < 2 ? lo : hi, inv));
+      b.stg(packed, b.alu());
+      column_step();
+    }
+    return b.take();
+  }
   if (!backward) {
     if (first_pass || on_chip) {
       V acc = kNone;
@@ -1033,7 +1072,9 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       // LDG.U16 back to back); the forward's visibility test between them keeps
       // the compiler from batching: a round per column.
       const i64 cols = ceil_div(sp.s.seq_k, sp.s.threads_per_row());
-      const int rounds = static_cast<int>(bwd ? ceil_div(cols, 4) : cols);
+      const bool vec = !bwd && softmax_forward_vectorised(sp.s, sp.tiles);  // 16-byte chunks, four in flight
+      const int rounds = static_cast<int>(vec ? ceil_div(ceil_div(sp.s.seq_k / 8, sp.s.threads_per_row()), 4)
+                                              : bwd ? ceil_div(cols, 4) : cols);
       put(out, kMainStep, softmax_program(sp, bwd, false), rounds);
       if (!sp.s.row_fits_on_chip()) put(out, kStatsPass, softmax_program(sp, bwd, true), rounds);
       out.loads_in_program = true;
