@@ -12,7 +12,8 @@
 // The mma instruction itself, cp.async and the quad reductions come from
 // kernels/common/device_primitives.cuh (with its sm_75 fallbacks); this file
 // adds padded (not swizzled) tiles read in either orientation, which the
-// transposed operands of standard attention and FA1's backward need.
+// transposed operands of FA1's backward need (the standard GEMM reads swizzled
+// tiles with ldmatrix instead: standard_gemm.cu).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
