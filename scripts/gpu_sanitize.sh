@@ -27,6 +27,8 @@ configs=(
   "standard bwd d64 GEMM 64x64x32 ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq-q 130 --seq-k 190 --gemm-m 64 --gemm-n 64"
   "splitkv fwd d128 fp16 decode|--algo splitkv --head-dim 128 --batch 1 --heads 4 --kv-heads 2 --seq-q 3 --seq-k 1000 --causal --splits 3"
   "splitkv fwd d64 bf16|--algo splitkv --head-dim 64 --dtype bf16 $small --splits 5"
+  "standard bwd d64 16-byte softmax paths, causal ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 200 --seq-k 264 --causal"
+  "standard bwd d64 16-byte softmax paths, block-sparse|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq 256 --block-density 0.5 --mask-seed 3"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"
   "standard-eager fwd d64 element path|--algo standard-eager --pass fwd --head-dim 64 $small"
   "standard-eager bwd d64 element path|--algo standard-eager --pass bwd --head-dim 64 $small"

@@ -23,7 +23,7 @@ def funcs(path):
             i=INSTR.match(line)
             if i: out[cur].append((int(i.group(1),16), i.group(3), i.group(4)))
     return out
-PIPE={'HMMA':'tensor','LDSM':'smem','LDS':'smem','STS':'smem','FFMA':'fma','FMUL':'fma','FADD':'fma','IMAD':'fma','IMUL':'fma','MUFU':'mufu','SHFL':'shfl','BAR':'barrier','LDG':'global','STG':'global','LDGSTS':'global','RED':'global','FMNMX':'alu','F2FP':'alu'}
+PIPE={'HMMA':'tensor','LDSM':'smem','LDS':'smem','STS':'smem','FFMA':'fma','FMUL':'fma','FADD':'fma','HADD2':'fma','HFMA2':'fma','HMUL2':'fma','IMAD':'fma','IMUL':'fma','MUFU':'mufu','SHFL':'shfl','BAR':'barrier','LDG':'global','STG':'global','LDGSTS':'global','RED':'global','FMNMX':'alu','F2FP':'alu'}
 def pipe(op):
     base=op.split('.')[0]
     return PIPE.get(base,'alu')

@@ -13,7 +13,8 @@ import re
 import sys
 
 PIPE = {'HMMA': 'tensor', 'LDSM': 'smem', 'LDS': 'smem', 'STS': 'smem', 'FFMA': 'fma', 'FMUL': 'fma',
-        'FADD': 'fma', 'IMAD': 'fma', 'IMUL': 'fma', 'MUFU': 'mufu', 'SHFL': 'shfl', 'BAR': 'barrier',
+        'FADD': 'fma', 'HADD2': 'fma', 'HFMA2': 'fma', 'HMUL2': 'fma', 'IMAD': 'fma', 'IMUL': 'fma',
+        'MUFU': 'mufu', 'SHFL': 'shfl', 'BAR': 'barrier',
         'LDG': 'global', 'STG': 'global', 'LDGSTS': 'global', 'RED': 'global'}
 LINE = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[0-9T]\s+)?([A-Z0-9_.]+)")
 

@@ -651,41 +651,108 @@ WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pas
     b.repeat(Pipe::alu, 3);
     b.fma();
   };
+  // The 16-byte paths, from their SASS (sm_90, nvcc 13.0; static counts of
+  // the loops in experiments/results/2026-11-25-h100-standard-bench-vec16/
+  // softmax-sass-loops.txt): HADD2.F32 unpacks (FMA pipe), the chunk's end test and
+  // branches (ALU), four chunks' loads and address arithmetic per round.
+  const bool block_mask = sp.tiles.mask.active != nullptr;
+  // Straight-line code around the loops (experiments/probes/sass_blocks.py on
+  // the <half, 128> instantiations): the CTA's row, offsets and limits, the
+  // setup of each pass, beyond the reductions and division emitted below and
+  // the 12 ALU instructions above.
+  auto straight = [&](i64 fma, i64 alu) {
+    b.repeat(Pipe::fma, fma);
+    b.repeat(Pipe::alu, alu);
+  };
   if (!backward && softmax_forward_vectorised(s, sp.tiles)) {
-    // softmax_row_vec16: per thread 16-byte chunks of 8 columns, four loads in
-    // flight; per column the bf16/fp16 unpack, the scale, visible(), the max;
-    // the row staged as fp32 (two 16-byte stores per chunk); then exp and sum,
-    // then P scaled, packed (F2FP per pair) and stored as 16-byte chunks.
+    straight(27, 121 - 13 - 12);
+    if (sp.tiles.causal) straight(0, 13);  // the row's key end
+    if (block_mask) {                      // the row's mask block: a 32-bit division
+      straight(11, 24);
+      b.mufu(b.alu());
+    }
+    // softmax_row_vec16: per chunk the unpack, the chunk's end (and, with a
+    // block mask, its block's lookup: a 32-bit division and a byte load) test,
+    // t = log2(e) scale S, the max, two 16-byte staging stores; then 2^(t - m)
+    // and the sum; then P scaled (4 LDS.64), packed and stored.
     const i64 chunks = ceil_div(s.seq_k / 8, per_row);
     V mx = kNone;
     for (i64 c = 0; c < chunks; c += 4) {
       std::vector<V> loads;
-      for (i64 u = c; u < std::min(chunks, c + 4); ++u) loads.push_back(b.ldg(512, b.alu()));
+      b.repeat(Pipe::alu, 16);  // the round's bounds tests, zeroed registers, branches
+      for (i64 u = c; u < std::min(chunks, c + 4); ++u) loads.push_back(b.ldg(512, b.fma()));
       for (const V l : loads) {
-        for (int e = 0; e < 8; ++e) mx = b.alu(mx, visible(b.fma(b.alu(l))));
+        if (block_mask) {
+          b.repeat(Pipe::fma, 8);
+          b.repeat(Pipe::alu, 14);
+          b.alu(b.mufu(b.alu()));
+          b.alu(b.ldg(1, b.fma()));
+        }
+        b.repeat(Pipe::alu, 9);
+        for (int e = 0; e < 8; ++e) mx = b.alu(mx, b.fma(b.fma(l)));
         b.sts(512, mx);
         b.sts(512, mx);
-        column_step();
+        b.alu();
       }
     }
     mx = reduce(mx, Pipe::alu);
+    straight(8, 51 - 9);
     V sum = kNone;
     for (i64 c = 0; c < chunks; ++c) {
       for (int h = 0; h < 2; ++h) {
         const V v = b.lds(512);
         V e = kNone;
-        for (int k = 0; k < 4; ++k) sum = b.fma(sum, e = emit_expf(b, b.fma(v, mx)));
+        for (int k = 0; k < 4; ++k) sum = b.fma(sum, e = b.mufu(b.fma(v, mx)));
         b.sts(512, e);
       }
-      column_step();
+      b.alu();
     }
     const V inv = emit_fdiv(b, b.fma(), reduce(sum, Pipe::fma));
+    straight(37 - 13, 62 - 1);
     for (i64 c = 0; c < chunks; ++c) {
-      const V lo = b.lds(512), hi = b.lds(512);
       V packed = kNone;
-      for (int k = 0; k < 4; ++k) packed = b.alu(b.fma(k < 2 ? lo : hi, inv), b.fma(k < 2 ? lo : hi, inv));
+      for (int k = 0; k < 4; ++k) {
+        const V x = b.lds(256);
+        packed = b.alu(b.fma(x, inv), b.fma(x, inv));
+      }
+      b.stg(packed, b.fma());
+      b.repeat(Pipe::alu, 2);
+    }
+    return b.take();
+  }
+  if (backward && softmax_backward_vectorised(s)) {
+    // softmax_backward_row_vec16: per chunk pair the unpack, the dot's FFMAs
+    // and both chunks staged as they came; then per chunk pair the reload,
+    // unpack, scale P (dP - dot) (FADD, two FMUL per element), packed and
+    // stored.
+    straight(19, 96 - 19 - 12);
+    const i64 chunks = ceil_div(s.seq_k / 8, per_row);
+    V dot = kNone;
+    for (i64 c = 0; c < chunks; c += 4) {
+      std::vector<std::pair<V, V>> loads;
+      for (i64 u = c; u < std::min(chunks, c + 4); ++u) {
+        const V addr = b.alu();
+        loads.push_back({b.ldg(512, addr), b.ldg(512, addr)});
+      }
+      for (const auto& [pv, dv] : loads) {
+        b.repeat(Pipe::alu, 12);  // the round's bounds tests, zeroed registers, addresses
+        for (int e = 0; e < 8; ++e) dot = b.fma(b.fma(pv), b.fma(dv), dot);
+        b.sts(512, pv);
+        b.sts(512, dv);
+      }
+    }
+    dot = reduce(dot, Pipe::fma);
+    straight(14 - 9, 46 - 4);
+    for (i64 c = 0; c < chunks; ++c) {
+      const V pv = b.lds(512), dv = b.lds(512);
+      V packed = kNone;
+      for (int k = 0; k < 4; ++k) {
+        const V lo = b.fma(b.fma(b.fma(pv)), b.fma(b.fma(dv), dot));
+        const V hi = b.fma(b.fma(b.fma(pv)), b.fma(b.fma(dv), dot));
+        packed = b.alu(lo, hi);
+      }
       b.stg(packed, b.alu());
-      column_step();
+      b.repeat(Pipe::alu, 5);
     }
     return b.take();
   }
@@ -1072,7 +1139,8 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       // LDG.U16 back to back); the forward's visibility test between them keeps
       // the compiler from batching: a round per column.
       const i64 cols = ceil_div(sp.s.seq_k, sp.s.threads_per_row());
-      const bool vec = !bwd && softmax_forward_vectorised(sp.s, sp.tiles);  // 16-byte chunks, four in flight
+      // 16-byte chunks, four (pairs) in flight
+      const bool vec = bwd ? softmax_backward_vectorised(sp.s) : softmax_forward_vectorised(sp.s, sp.tiles);
       const int rounds = static_cast<int>(vec ? ceil_div(ceil_div(sp.s.seq_k / 8, sp.s.threads_per_row()), 4)
                                               : bwd ? ceil_div(cols, 4) : cols);
       put(out, kMainStep, softmax_program(sp, bwd, false), rounds);

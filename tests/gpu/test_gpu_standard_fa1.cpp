@@ -230,14 +230,18 @@ std::vector<float> values_of(const std::vector<u16>& bits, DType t) {
 
 }  // namespace
 
-// The row softmax's four regimes: a warp per row (<= 1024 columns, 4 rows per
-// CTA, 70 rows: a ragged last CTA) or a CTA per row (1100 columns), each with
-// the rows staged on chip or read twice (a 256-byte limit stages nothing).
+// The row softmax's regimes: a warp per row (<= 1024 columns, 4 rows per CTA,
+// 70 rows: a ragged last CTA) or a CTA per row (1100, 1104 columns), each with
+// the rows staged on chip or read twice (a 256-byte limit stages nothing);
+// staged rows whose length is a multiple of 8 (296, 1104) take the 16-byte
+// paths (schedule::softmax_forward_vectorised / softmax_backward_vectorised),
+// here causal with N_q != N_k, so that chunks straddle each row's key end.
 BOOST_AUTO_TEST_CASE(standard_softmax_regimes_match_reference, *requires_gpu()) {
   struct Regime {
     i64 seq_k, sram_limit;
   };
-  for (const Regime regime : {Regime{300, 256}, Regime{1100, 256}, Regime{1100, 48 * 1024}}) {
+  for (const Regime regime : {Regime{300, 256}, Regime{1100, 256}, Regime{1100, 48 * 1024}, Regime{296, 48 * 1024},
+                              Regime{1104, 48 * 1024}}) {
     for (const DType t : kDtypes) {
       const auto p = problem(1, 2, 1, 70, regime.seq_k, 64, t, true);
       const i64 nq = p.batch * p.heads * p.seq_q * p.head_dim, nkv = p.batch * p.kv_heads * p.seq_k * p.head_dim;

@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
 python3 experiments/validation/build_csv.py h100 \
+  $R/2026-11-25-h100-validation-grid-std-vec16-raw \
   $R/2026-11-25-h100-validation-grid-std-softmax16-raw \
   $R/2026-11-25-h100-validation-grid-std-swizzle-raw \
   $R/2026-11-25-h100-validation-grid-std-counters-raw \
