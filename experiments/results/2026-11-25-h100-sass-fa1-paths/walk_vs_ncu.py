@@ -21,12 +21,14 @@ def totals(name, key="total"):
 
 rows = {r["config"]: r for r in csv.DictReader(open(GRID))}
 outer, outer_ops = totals("fwd-outer.walk.txt"), totals("fwd-outer.walk.txt", "ops")
-for kernel, cfg, walk, warps, steps_per_key in (
-        ("fa1_fwd", "fa1-fwd-d64-n2048-bh128-64x64", "fwd-step.walk.txt", 4, 32),
-        ("fa1_bwd", "fa1-bwd-d64-n2048-bh128-64x64", "bwd-step.walk.txt", 8, 32)):
+# (kernel, grid row, walk, warp-steps of the kernel: CTAs x key blocks x query blocks (x GQA group) x warps)
+for kernel, cfg, walk, per in (
+        ("fa1_fwd", "fa1-fwd-d64-n2048-bh128-64x64", "fwd-step.walk.txt", 128 * 32 * 32 * 4),
+        ("fa1_bwd", "fa1-bwd-d64-n2048-bh128-64x64", "bwd-step.walk.txt", 128 * 32 * 32 * 8),
+        ("fa1_bwd", "fa1-bwd-d128-n2048-bh128-kv8-64x32", "bwd-d128-64x32-step.walk.txt", 32 * 64 * 32 * 4 * 8)):
     r, w, ops = rows[cfg], totals(walk), totals(walk, "ops")
-    per = 128 * 32 * 32 * warps  # CTAs x key blocks x query blocks x warps
-    add = {k: v / steps_per_key for k, v in outer.items()} if kernel == "fa1_fwd" else {}
+    steps_per_key = 32
+    add = {k: v / steps_per_key for k, v in outer.items()} if kernel == "fa1_fwd" else {}  # the backward's: not walked
     add_ops = {k: v / steps_per_key for k, v in outer_ops.items()} if kernel == "fa1_fwd" else {}
     walked = {k: w.get(k, 0) + add.get(k, 0) for k in set(w) | set(add)}
     meas = {"total": float(r["meas_inst_executed"]), "fma": float(r["meas_inst_fma_pipe"]),
