@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The walked SASS paths (*.walk.txt) against Nsight Compute's counters of the grid's
-d64 64x64 rows, per warp and inner step (the key block's outer work spread over its
-steps; the one-time initialisation, under 0.2%, left out).
+"""The walked SASS paths (*.walk.txt) against Nsight Compute's counters of three grid
+rows, per warp and inner step (at d64 the key block's outer work spread over its 32
+steps; the initialisation and the backward's dQ conversion, under 0.4%, left out).
 
     experiments/results/2026-11-25-h100-sass-fa1-paths/walk_vs_ncu.py
 """
@@ -20,16 +20,19 @@ def totals(name, key="total"):
 
 
 rows = {r["config"]: r for r in csv.DictReader(open(GRID))}
-outer, outer_ops = totals("fwd-outer.walk.txt"), totals("fwd-outer.walk.txt", "ops")
-# (kernel, grid row, walk, warp-steps of the kernel: CTAs x key blocks x query blocks (x GQA group) x warps)
-for kernel, cfg, walk, per in (
-        ("fa1_fwd", "fa1-fwd-d64-n2048-bh128-64x64", "fwd-step.walk.txt", 128 * 32 * 32 * 4),
-        ("fa1_bwd", "fa1-bwd-d64-n2048-bh128-64x64", "bwd-step.walk.txt", 128 * 32 * 32 * 8),
-        ("fa1_bwd", "fa1-bwd-d128-n2048-bh128-kv8-64x32", "bwd-d128-64x32-step.walk.txt", 32 * 64 * 32 * 4 * 8)):
+outers = {"fa1_fwd": "fwd-outer.walk.txt", "fa1_bwd": "bwd-outer.walk.txt"}
+# (kernel, grid row, walk, warp-steps of the kernel: CTAs x key blocks x query blocks (x GQA group)
+# x warps, the outer walk (d64 only) and the steps per key block it is spread over)
+for kernel, cfg, walk, per, outer_walk in (
+        ("fa1_fwd", "fa1-fwd-d64-n2048-bh128-64x64", "fwd-step.walk.txt", 128 * 32 * 32 * 4, "fwd-outer.walk.txt"),
+        ("fa1_bwd", "fa1-bwd-d64-n2048-bh128-64x64", "bwd-step.walk.txt", 128 * 32 * 32 * 8, "bwd-outer.walk.txt"),
+        ("fa1_bwd", "fa1-bwd-d128-n2048-bh128-kv8-64x32", "bwd-d128-64x32-step.walk.txt", 32 * 64 * 32 * 4 * 8, None)):
     r, w, ops = rows[cfg], totals(walk), totals(walk, "ops")
     steps_per_key = 32
-    add = {k: v / steps_per_key for k, v in outer.items()} if kernel == "fa1_fwd" else {}  # the backward's: not walked
-    add_ops = {k: v / steps_per_key for k, v in outer_ops.items()} if kernel == "fa1_fwd" else {}
+    outer = totals(outer_walk) if outer_walk else {}
+    outer_ops = totals(outer_walk, "ops") if outer_walk else {}
+    add = {k: v / steps_per_key for k, v in outer.items()}
+    add_ops = {k: v / steps_per_key for k, v in outer_ops.items()}
     walked = {k: w.get(k, 0) + add.get(k, 0) for k in set(w) | set(add)}
     meas = {"total": float(r["meas_inst_executed"]), "fma": float(r["meas_inst_fma_pipe"]),
             "xu": float(r["meas_inst_xu"]), "tensor": float(r["meas_inst_tensor"]),
