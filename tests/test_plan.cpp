@@ -12,6 +12,7 @@
 
 #include "sim/common/error.h"
 #include "sim/schedule/plan.h"
+#include "sim/schedule/warp_programs.h"
 #include "sim/trace/algorithms.h"
 
 using iosim::i64;
@@ -286,4 +287,45 @@ BOOST_AUTO_TEST_CASE(default_splits_fill_the_sms_once) {
   p.seq_q = 40;  // 3 query blocks: 24 CTAs
   p.seq_k = 32768;
   BOOST_TEST(schedule::default_splits(p, 16, 64, 132) == 6);
+}
+
+// FA1's warp programs (sim/schedule/warp_programs.cpp): a masked step's
+// scores that the causal mask hides branch around the exponential, so the
+// masked program issues fewer MUFU than the unmasked one; with no hidden
+// score (no causal mask, whole blocks) both issue the same.
+BOOST_AUTO_TEST_CASE(fa1_masked_steps_skip_the_exponentials_of_hidden_scores) {
+  PlanTiling t;
+  t.block_m = t.block_n = 64;
+  for (const Pass pass : {Pass::fwd, Pass::bwd})
+    for (const bool causal : {false, true}) {
+      const auto plan = make_plan(problem(1024, 1024, 64, causal), Algorithm::fa1, pass, t);
+      const auto progs = schedule::warp_programs(plan.kernels.at(0), 2);
+      const i64 main = progs.programs.at(schedule::kMainStep).count(schedule::Pipe::mufu);
+      const i64 masked = progs.programs.at(schedule::kMaskedStep).count(schedule::Pipe::mufu);
+      if (causal) {
+        BOOST_TEST(masked < main, plan.kernels.at(0).name);
+      } else {
+        BOOST_TEST(masked == main, plan.kernels.at(0).name);
+      }
+    }
+}
+
+// FA1's synchronous tile copies (tile_mma.cuh): a thread's n chunks arrive in
+// n % 4 single iterations, then n / 4 batches of four; the backward's step
+// waits for Q_i, O_i, dO_i, the fp32 dQaccum_i and then l_i, m_i.
+BOOST_AUTO_TEST_CASE(fa1_copies_arrive_in_single_iterations_then_batches_of_four) {
+  const auto rounds = [](i64 rows, i64 d, i64 elem, i64 threads) {
+    const i64 n = (rows * d * elem / 16 + threads - 1) / threads;
+    return n % 4 + n / 4;
+  };
+  for (const i64 bm : {32, 64, 128}) {
+    PlanTiling t;
+    t.block_m = bm;
+    t.block_n = 64;
+    const auto plan = make_plan(problem(1024, 1024, 64, false), Algorithm::fa1, Pass::bwd, t);
+    const auto progs = schedule::warp_programs(plan.kernels.at(0), 2);
+    const i64 threads = plan.kernels.at(0).cta.threads;
+    BOOST_TEST(progs.rounds_of(schedule::kMainStep) == 3 * rounds(bm, 64, 2, threads) + rounds(bm, 64, 4, threads) + 1,
+               "B_r " << bm);
+  }
 }

@@ -10,9 +10,13 @@
 //   arithmetic -> ISETP/FSEL/LOP3/IADD3/LEA (alu); cp.async -> LDGSTS.
 // Loads of the next k-slice are hoisted ahead of the current slice's products
 // (software pipelining, as the compiler does for unrolled loops); loops the
-// source marks `#pragma unroll 1` are not.
+// source marks `#pragma unroll 1` are not. FA1's programs are counted off its
+// executed SASS paths instead (the FA1 section): there Nsight Compute's fma
+// pipe counter also takes F2FP and HADD2, and its xu pipe FCHK.
 #include "sim/schedule/warp_programs.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "sim/common/error.h"
@@ -101,31 +105,6 @@ void emit_ldsm_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_tiles,
   }
 }
 
-// Shared-memory operands by 32-bit pairs (kernels/standard/tile_mma.cuh
-// warp_mma): per 16-deep slice (a loop the source keeps rolled), 4 pairs per
-// A fragment and 2 per B fragment; a pair along k is one LDS.32 (k contiguous)
-// or two LDS.U16 and a PRMT (k strided), each with one address operation.
-void emit_pair_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_frags, int k, bool a_kc, bool b_kc) {
-  auto pair = [&](bool kc) {
-    if (kc) return b.lds(128, b.alu());
-    const V lo = b.lds(64, b.alu()), hi = b.lds(64, b.alu());
-    return b.alu(lo, hi);
-  };
-  for (int k0 = 0; k0 < k; k0 += 16) {
-    std::vector<V> a(static_cast<size_t>(m_frags * 4));
-    for (auto& r : a) r = pair(a_kc);
-    for (int fn = 0; fn < n_frags; ++fn) {
-      const V b0 = pair(b_kc), b1 = pair(b_kc);
-      for (int fm = 0; fm < m_frags; ++fm) {
-        V& last = acc.at(fm, fn, n_frags);
-        last = b.mma(last, a[static_cast<size_t>(fm * 4 + 3)], b1);
-        (void)b0;
-      }
-    }
-    b.repeat(Pipe::alu, 3);  // k0 += 16, compare, branch
-  }
-}
-
 // A tile copy of rows x cols elements of `elem` bytes by `threads` threads in
 // 16-byte chunks: LDGSTS (cp.async, asynchronous) with its address operations.
 void emit_cp_async_tile(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads, int address_ops) {
@@ -133,48 +112,6 @@ void emit_cp_async_tile(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 thr
   for (i64 k = 0; k < per_thread; ++k) b.cp_async(address_ops > 0 ? b.alu() : kNone);
   for (int k = 1; k < address_ops; ++k) b.repeat(Pipe::alu, per_thread);
   b.alu();  // commit group (LDGDEPBAR)
-}
-
-// Address work of one 16-byte chunk of the synchronous tile copies in
-// kernels/standard/tile_mma.cuh (64-bit row offsets, the zero-fill guard):
-// the per-chunk mean of the compiler's 4x-unrolled loops in the sm_90 SASS of
-// fa1_forward/fa1_backward <half, 64, 64, 64> (experiments/results/
-// 2026-11-25-h100-sass-fa1-standard): IMAD (fma pipe) and LEA/SHF/IADD3/LOP3/
-// ISETP/LDC/CS2R (alu) besides the LDG/STS or LDS/STG pair itself.
-struct ChunkAddressing {
-  int fma, alu;
-};
-constexpr ChunkAddressing kLoad16{7, 16};   // load_tile16: 29 IMAD + 67 other per 4 chunks (fwd), 32 + 68 (bwd)
-constexpr ChunkAddressing kLoadF32{5, 14};  // load_tile_f32: 21 + 55 per 4 chunks
-constexpr ChunkAddressing kStore16{8, 12};  // store_tile16: 28 + 52 (fwd), 47 + 45 (bwd) per 4 chunks
-constexpr ChunkAddressing kStoreF32{5, 10}; // store_tile_f32: 19 + 39 per 4 chunks
-
-// A synchronous tile copy global -> registers -> shared memory (load_tile16 /
-// load_tile_f32): the compiler batches `batch` 16-byte loads, then stores
-// them; each batch waits for memory.
-void emit_sync_tile_load(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads, int batch = 4) {
-  const ChunkAddressing a = elem == 4 ? kLoadF32 : kLoad16;
-  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
-  for (i64 k = 0; k < per_thread; k += batch) {
-    std::vector<V> loads;
-    for (i64 u = k; u < std::min(per_thread, k + batch); ++u) {
-      b.repeat(Pipe::fma, a.fma);
-      b.repeat(Pipe::alu, a.alu - 1);
-      loads.push_back(b.ldg(16 * 32, b.alu()));
-    }
-    for (const V l : loads) b.sts(512, l);
-  }
-}
-
-// The reverse for FA1's tiles (store_tile16 / store_tile_f32).
-void emit_sync_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
-  const ChunkAddressing a = elem == 4 ? kStoreF32 : kStore16;
-  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
-  for (i64 k = 0; k < per_thread; ++k) {
-    b.repeat(Pipe::fma, a.fma);
-    b.repeat(Pipe::alu, a.alu - 2);
-    b.stg(b.lds(512, b.alu()), b.alu());
-  }
 }
 
 // FA2's tile store, shared memory -> registers -> global (dev::store_tile).
@@ -829,99 +766,371 @@ WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pas
 }
 
 // ---------------------------------------------------------------------------
+// FlashAttention (v1), kernels/fa1. Costs read off the executed path of one
+// step in the sm_90 SASS of fa1_forward_kernel / fa1_backward_kernel <half,
+// 64, 64, 64> (nvcc 13.0, full menu): experiments/probes/sass_walk.py follows
+// the listing branch by branch (unmasked, non-causal, dense; the decisions and
+// the per-region counts are in experiments/results/2026-11-25-h100-sass-fa1-
+// paths). The walked steps reproduce Nsight Compute's counters of the grid's
+// d64 64x64 rows: inst_executed, shared loads, the xu pipe (MUFU and FCHK) and
+// the FFMA/FADD/FMUL thread counts within 1%; the fma pipe within 2% when
+// IMAD (all forms), HADD2.F32 (fp16 -> fp32) and F2FP (fp32 -> fp16 pack)
+// issue to it. Below, {fma, alu} pairs are the instructions of a piece
+// besides the ones emitted one by one (memory, HMMA, MUFU, SHFL, barriers).
+
+struct Cost {
+  int fma, alu;
+};
+void emit_cost(ProgramBuilder& b, Cost c) {
+  b.repeat(Pipe::fma, c.fma);
+  b.repeat(Pipe::alu, c.alu);
+}
+
+// A synchronous tile copy (tile_mma.cuh load_tile16 / load_tile_f32 /
+// store_tile16 / store_tile_f32): with n 16-byte chunks per thread, the
+// compiler runs n % 4 single iterations, then n / 4 iterations of a
+// 4x-unrolled body whose four loads are issued before the four stores.
+struct TileLoop {
+  Cost setup;      // per call (64-bit bases, the trip count)
+  Cost peel;       // added when n % 4 != 0 (the single iterations' tests)
+  Cost single;     // one single iteration besides its load/store pair
+  Cost unrolled4;  // one unrolled iteration besides its 4 + 4 accesses
+};
+// fwd Q_i/O_i (n = 4): 112 = 8 + 104 (29 IMAD, 67 other, 4 LDG, 4 STS); bwd O_i (n = 2): 48 = 12 + 2 x 18.
+constexpr TileLoop kLoadTile16{{2, 6}, {1, 3}, {5, 11}, {29, 67}};
+// bwd dQaccum_i (n = 4): 104 = 20 + 84 (21 IMAD, 55 other, 4 LDG, 4 STS); a single iteration is 16.
+constexpr TileLoop kLoadTileF32{{8, 12}, {1, 3}, {3, 11}, {21, 55}};
+// fwd O_i (n = 4): 120 = 32 + 88 (28 IMAD, 52 other, 4 LDS, 4 STG); a single iteration is 26.
+constexpr TileLoop kStoreTile16{{7, 25}, {0, 0}, {8, 16}, {28, 52}};
+// bwd dQaccum_i (n = 4): 89 = 23 + 66 (19 IMAD, 39 other, 4 LDS, 4 STG); a single iteration is 13.
+constexpr TileLoop kStoreTileF32{{2, 21}, {0, 0}, {3, 8}, {19, 39}};
+
+i64 tile_chunks(i64 rows, i64 cols, i64 elem, i64 threads) { return ceil_div(rows * cols * elem / 16, threads); }
+
+// Rounds in which a thread's loads of one tile arrive (each single iteration
+// and each unrolled batch of four waits for memory).
+int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
+  const i64 n = tile_chunks(rows, cols, elem, threads);
+  return static_cast<int>(n % 4 + n / 4);
+}
+
+// One copy of n chunks per thread: a load batches its LDGs before the STSs
+// (each batch waits for memory); a store reads and writes chunk by chunk.
+void emit_sync_tile_copy(ProgramBuilder& b, const TileLoop& t, i64 n, bool load) {
+  emit_cost(b, t.setup);
+  if (n % 4 != 0) emit_cost(b, t.peel);
+  auto iteration = [&](Cost c, int chunks) {
+    emit_cost(b, {c.fma, c.alu - chunks});
+    V loaded[4];
+    for (int u = 0; u < chunks; ++u) {
+      if (load) {
+        loaded[u] = b.ldg(512, b.alu());
+      } else {
+        b.stg(b.lds(512, b.alu()));
+      }
+    }
+    for (int u = 0; load && u < chunks; ++u) b.sts(512, loaded[u]);
+  };
+  for (i64 k = 0; k < n % 4; ++k) iteration(t.single, 1);
+  for (i64 k = 0; k < n / 4; ++k) iteration(t.unrolled4, 4);
+}
+void emit_sync_tile_load(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
+  emit_sync_tile_copy(b, elem == 4 ? kLoadTileF32 : kLoadTile16, tile_chunks(rows, cols, elem, threads), true);
+}
+void emit_sync_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
+  emit_sync_tile_copy(b, elem == 4 ? kStoreTileF32 : kStoreTile16, tile_chunks(rows, cols, elem, threads), false);
+}
+
+// Per-row loops with one row per thread (`for (r = tid; r < BR; r += threads)`:
+// l_i, m_i, D_i): warps past the tile's rows branch around them. One program
+// stands for every warp, so it carries the working warps' share of the loop.
+double row_warp_share(i64 rows, i64 threads) {
+  const i64 warps = threads / 32;
+  return static_cast<double>(std::min(warps, ceil_div(rows, 32))) / static_cast<double>(warps);
+}
+i64 share_of(i64 n, double share) { return std::llround(static_cast<double>(n) * share); }
+Cost share_of(Cost c, double share) {
+  return {static_cast<int>(share_of(c.fma, share)), static_cast<int>(share_of(c.alu, share))};
+}
+
+// warp_mma (tile_mma.cuh): a rolled loop over 16-deep slices; per slice 4
+// pairs per A fragment and 2 per B fragment, a pair being one LDS.32 (k
+// contiguous) or two LDS.U16 and a PRMT (k strided), then FM x FN HMMAs; the
+// slice's addresses and loop control (`slice`: fwd S 3 IMAD + 7 other, bwd 5 + 4).
+void emit_pair_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_frags, int k, bool a_kc, bool b_kc,
+                    Cost slice) {
+  V addr = kNone;
+  auto pair = [&](bool kc) {
+    if (kc) return b.lds(128, addr);
+    const V lo = b.lds(64, addr), hi = b.lds(64, addr);
+    return b.alu(lo, hi);  // PRMT
+  };
+  for (int k0 = 0; k0 < k; k0 += 16) {
+    addr = b.fma();
+    emit_cost(b, {slice.fma - 1, slice.alu});
+    std::vector<V> a(static_cast<size_t>(m_frags * 4));
+    for (auto& r : a) r = pair(a_kc);
+    for (int fn = 0; fn < n_frags; ++fn) {
+      pair(b_kc);
+      const V b1 = pair(b_kc);
+      for (int fm = 0; fm < m_frags; ++fm) {
+        V& last = acc.at(fm, fn, n_frags);
+        last = b.mma(last, a[static_cast<size_t>(fm * 4 + 3)], b1);
+      }
+    }
+  }
+}
+
+// expf (no fast math) of an element that may be -inf: the FSETP and the
+// branch around it, the range reduction (FADD x - m, FFMA.SAT, FFMA.RM, FADD,
+// 2 FFMA), the exponent shift (IMAD.SHL), MUFU.EX2 and the final FMUL; the two
+// constants are IMAD.MOVs.
+V emit_fa1_expf(ProgramBuilder& b, V x, V m) {
+  b.alu(x);
+  b.repeat(Pipe::alu, 3);  // BSSY, the branch, BSYNC
+  b.repeat(Pipe::fma, 2);
+  V r = b.fma(x, m);
+  V t = b.fma(b.fma(r));
+  const V f = b.fma(t);
+  const V sh = b.fma(t);
+  t = b.fma(b.fma(r, f));
+  return b.fma(b.mufu(t), sh);
+}
+
+// x / y in full precision: MUFU.RCP, FCHK (XU), the Newton refinement (5
+// FFMA; the forward's also copies y by IMAD.MOV) and the branch around the
+// slow path.
+V emit_fa1_fdiv(ProgramBuilder& b, V x, V y, bool copy_y) {
+  const V r = b.mufu(y);
+  b.mufu(x);  // FCHK
+  V q = b.fma(r, y);
+  q = b.fma(q, r);
+  q = b.fma(x, q);
+  q = b.fma(q, y);
+  q = b.fma(q, r);
+  if (copy_y) b.fma(y);
+  b.repeat(Pipe::alu, 3);  // BSSY, the branch, BSYNC
+  return q;
+}
+
+// The step's end (next_m_block): the loop tests and BAR of the second
+// __syncthreads (44 instructions); with causal masking the key end of the
+// next block takes a 64-bit division on its 32-bit fast path (I2F, MUFU.RCP,
+// F2I, 11 IMAD, 16 other); with a block mask each candidate block's mask byte
+// is read (LDG.U8 and 9 others) and a skipped one costs a loop turn (23 more).
+// The mask is read on each candidate; the causal division only for the block taken.
+void emit_fa1_next_block(ProgramBuilder& b, bool causal, double skipped_per_step, bool sparse) {
+  b.barrier();
+  emit_cost(b, {12, 31});
+  const i64 candidates = sparse ? 1 + std::llround(skipped_per_step) : 0;
+  for (i64 c = 0; c < candidates; ++c) {
+    emit_cost(b, {5, 4});
+    b.alu(b.ldg(32, b.alu()));  // LDG.U8 of the block's mask byte
+    if (c > 0) emit_cost(b, {7, 16});
+  }
+  if (causal) {  // n_block_end(i): only for a block the mask lets through
+    b.repeat(Pipe::mufu, 3);
+    emit_cost(b, {11, 16});
+  }
+}
+
+// Block-mask skips: query blocks passed over per visited step ((1 - density) / density).
+double fa1_skips_per_step(const AttentionTiles& t) {
+  if (t.mask.active == nullptr || t.mask.m_blocks <= 0 || t.mask.n_blocks <= 0) return 0;
+  i64 active = 0;
+  const i64 cells = t.mask.m_blocks * t.mask.n_blocks;
+  for (i64 k = 0; k < cells; ++k) active += t.mask.active[k] != 0;
+  return active > 0 ? static_cast<double>(cells - active) / static_cast<double>(active) : 0;
+}
+
+// Step features shared by the two passes.
+struct Fa1Step {
+  int d, br, bc;
+  i64 elem;
+  bool masked;       // the element mask (causal diagonal or ragged block)
+  bool causal;       // every step tests the diagonal and divides for the next block's key end
+  bool sparse;       // a block mask
+  double skips;      // query blocks skipped per step (block mask)
+  // Of a masked step's elements: the share that runs the diagonal test and
+  // the share that stays visible (the others skip the exponential).
+  double tested = 0, visible = 1;
+  Fa1Step with_mask(const AttentionTiles& t, int warps_m, int warps_n) const;
+};
+
+// The element shares of the masked steps a head visits, from the kernels' own
+// test: an element of column c < cols_in(j) is tested against the diagonal in
+// a tile that crosses it and is visible where c0 + c < key_end_for_row(row).
+// A warp issues a branch's body when any of its lanes takes it: per element
+// slot of a warp's m16n8 fragments (rows g, g + 8 and columns 2t, 2t + 1 over
+// the lanes), the lowest column and the highest row decide.
+Fa1Step Fa1Step::with_mask(const AttentionTiles& t, int warps_m, int warps_n) const {
+  Fa1Step m = *this;
+  m.masked = true;
+  const i64 tm = br / warps_m, tn = bc / warps_n;
+  i64 slots = 0, tested_n = 0, visible_n = 0;
+  for (i64 i = 0; i < t.m_blocks(); ++i)
+    for (i64 j = 0; j < t.n_blocks(); ++j) {
+      if (!t.is_active(i, j) || !t.needs_element_mask(i, j)) continue;
+      const bool diag = t.crosses_diagonal(i, j);
+      const i64 cols = t.cols_in(j), c0 = t.col_begin(j), r0 = t.row_begin(i);
+      for (i64 w = 0; w < i64{warps_m} * warps_n; ++w)
+        for (i64 r = 0; r < tm; r += 8)      // the row halves of the warp's fragments
+          for (i64 c = 0; c < tn; c += 8)    // its n8 tiles
+            for (i64 odd = 0; odd < 2; ++odd) {  // the element pair's columns
+              const i64 col = (w % warps_n) * tn + c + odd, row = (w / warps_n) * tm + r + 7;
+              ++slots;
+              if (col >= cols) continue;
+              tested_n += diag ? 1 : 0;
+              visible_n += !diag || c0 + col < t.key_end_for_row(r0 + row) ? 1 : 0;
+            }
+    }
+  if (slots > 0) {
+    m.tested = static_cast<double>(tested_n) / static_cast<double>(slots);
+    m.visible = static_cast<double>(visible_n) / static_cast<double>(slots);
+  }
+  return m;
+}
+
+// Whether element k takes a path that a share of the elements takes (spread
+// evenly: round(n share) of n elements).
+bool fa1_takes(int k, double share) { return std::llround((k + 1) * share) > std::llround(k * share); }
+
 // FlashAttention (v1) forward (kernels/fa1/fa1_forward.cu): BR/16 warps (<= 8),
 // each owning 16 whole rows; loads are synchronous (ld.global.cg into
-// registers, then shared memory).
-WarpProgram fa1_forward_step(int d, int br, int bc, i64 elem, bool masked) {
+// registers, then shared memory). Walked: 2115 instructions per warp and
+// step at d64 64x64 (head 75, Q_i 112, O_i 112, l_i m_i 24.5, S 171,
+// scale/mask/max 278, exp/sum 558, rescale factors 125, P V and O_i 465,
+// O_i store 120, l_i m_i store 30.5, next block 44).
+WarpProgram fa1_forward_step(const Fa1Step& s) {
+  const int d = s.d, br = s.br, bc = s.bc;
   const i64 warps = Fa1ForwardSchedule::warps_for(br), threads = 32 * warps;
-  const int fn = bc / 8, fo = d / 8;
+  const int fn = bc / 8, fo = d / 8, elems = fn * 4;
   ProgramBuilder b("fa1_fwd d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
-                   (masked ? " masked" : ""));
-  b.repeat(Pipe::alu, 10);                       // next query block, offsets
-  emit_sync_tile_load(b, br, d, elem, threads);  // Q_i
-  emit_sync_tile_load(b, br, d, elem, threads);  // O_i
-  for (i64 r = 0; r < ceil_div(br, threads); ++r) b.sts(128, b.ldg(128, b.alu()));  // l_i, m_i
-  for (i64 r = 0; r < ceil_div(br, threads); ++r) b.sts(128, b.ldg(128, b.alu()));
+                   (s.masked ? " masked" : ""));
+  emit_cost(b, {27, 48});  // the step's indices and 64-bit tile bases
+  emit_sync_tile_load(b, br, d, s.elem, threads);  // Q_i
+  emit_sync_tile_load(b, br, d, s.elem, threads);  // O_i
+  const double rows_share = row_warp_share(br, threads);
+  // l_i, m_i (__ldcg), one row per thread: 47 instructions (9 IMAD, 2 LDG,
+  // 2 STS) in the warps that hold rows, 2 in the others.
+  emit_cost(b, share_of(Cost{9, 34 - 2}, rows_share));
+  emit_cost(b, share_of(Cost{0, 2}, 1 - rows_share));
+  for (i64 k = 0; k < share_of(2, rows_share); ++k) b.sts(128, b.ldg(128, b.alu()));
   b.barrier();
-  Fragments s(1, fn);
-  emit_pair_gemm(b, s, 1, fn, d, true, true);  // S = Q K^T
+  b.alu();  // WARPSYNC
+  // S = Q K^T (warp_mma, both operands k-contiguous): accumulators cleared
+  // by CS2R, two registers each.
+  b.fma();
+  b.repeat(Pipe::alu, 2 * fn);
+  Fragments sacc(1, fn);
+  emit_pair_gemm(b, sacc, 1, fn, d, true, true, {3, 7});
+  // Scale, mask (a branch around the diagonal test per element), row max.
+  emit_cost(b, {6, 0});
+  if (s.causal) emit_cost(b, {6, 27});  // crosses_diagonal(i, j)
   V m[2] = {kNone, kNone};
   std::vector<V> x;
-  for (int k = 0; k < fn * 4; ++k) {  // scale, mask, running max
-    V v = b.fma(s.last[static_cast<size_t>(k / 4)]);
-    v = b.alu(b.alu(v), masked ? b.alu(b.alu()) : kNone);
+  for (int k = 0; k < elems; ++k) {
+    V v = b.fma(sacc.last[static_cast<size_t>(k / 4)]);  // * scale
+    b.repeat(Pipe::alu, k % 2 == 0 ? 5 : 6);              // the guard, BSSY/BSYNC, the bound test
+    if (s.masked && fa1_takes(k, s.tested)) emit_cost(b, {3, 19});  // key_end_for_row, the compare
+    v = b.alu(v);                                         // FSEL -inf
     x.push_back(v);
-    m[k % 4 / 2] = b.alu(m[k % 4 / 2], v);
+    m[k % 4 / 2] = b.alu(m[k % 4 / 2], v);  // FMNMX
   }
   for (auto& mm : m) mm = emit_quad_reduce(b, mm, Pipe::alu);
+  // P~ = exp(S - m~) where visible (a branch per element), row sums.
+  emit_cost(b, {20, 9});
   V l[2] = {kNone, kNone};
   std::vector<V> p;
-  for (int k = 0; k < fn * 4; ++k) {  // P~ = exp(S - m~) where visible, row sums
-    const V e = emit_expf(b, b.fma(b.alu(x[static_cast<size_t>(k)]), m[k % 4 / 2]));
+  for (int k = 0; k < elems; ++k) {
+    // A masked element (-inf) branches around the exponential.
+    const V e = fa1_takes(k, s.visible) ? emit_fa1_expf(b, x[static_cast<size_t>(k)], m[k % 4 / 2])
+                                               : b.alu(b.alu(b.alu(b.alu(x[static_cast<size_t>(k)]))));
     p.push_back(e);
     l[k % 4 / 2] = b.fma(l[k % 4 / 2], e);
   }
   for (auto& ll : l) ll = emit_quad_reduce(b, ll, Pipe::fma);
+  // m_new, l_new and the two rescale factors per row half.
   V scale_o[2], scale_p[2];
-  for (int r = 0; r < 2; ++r) {  // m_new, l_new, the two rescale factors
+  emit_cost(b, {6, 4});
+  for (int r = 0; r < 2; ++r) {
     const V mo = b.lds(128), lo = b.lds(128);
     const V mn = b.alu(mo, m[r]);
-    const V ea = emit_expf(b, b.fma(mo, mn)), eb = emit_expf(b, b.fma(m[r], mn));
+    const V ea = emit_fa1_expf(b, mo, mn), eb = emit_fa1_expf(b, m[r], mn);
     const V ln = b.fma(b.fma(ea, lo), eb, l[r]);
-    scale_o[r] = emit_fdiv(b, b.fma(ea, lo), ln);
-    scale_p[r] = emit_fdiv(b, eb, ln);
-    b.alu();
+    scale_o[r] = emit_fa1_fdiv(b, b.fma(ea, lo), ln, true);
+    scale_p[r] = emit_fa1_fdiv(b, eb, ln, true);
   }
-  b.alu();  // __syncwarp
-  b.sts(128, scale_o[0]);
+  b.sts(128, scale_o[0]);  // l_i, m_i of the quad's first lane
+  b.sts(128, scale_p[0]);
+  b.sts(128, scale_o[1]);
   b.sts(128, scale_p[1]);
-  // P V: A = P from registers (packed), B = V by 16-bit pairs (k strided).
+  // P V: P packed to the data type (F2FP) as A fragments; B = V by 16-bit
+  // pairs (two LDS.U16 and a PRMT each).
+  std::vector<V> a_frag;
+  for (size_t k = 0; k + 1 < p.size(); k += 2) a_frag.push_back(b.fma(p[k], p[k + 1]));
+  emit_cost(b, {5, 23});
   Fragments o(1, fo);
   for (int kk = 0; kk < bc / 16; ++kk) {
-    const V a = b.alu(b.alu(p[static_cast<size_t>(kk * 8) % p.size()]), b.alu());
-    b.alu();
-    b.alu();
+    const V a = a_frag[static_cast<size_t>(kk * 4 + 3) % a_frag.size()];
     for (int f = 0; f < fo; ++f) {
-      const V b0 = b.alu(b.lds(64, b.alu()), b.lds(64, b.alu()));
-      const V b1 = b.alu(b.lds(64, b.alu()), b.lds(64, b.alu()));
+      b.alu(b.lds(64), b.lds(64));
+      const V b1 = b.alu(b.lds(64), b.lds(64));
       V& last = o.at(0, f, fo);
       last = b.mma(last, a, b1);
-      (void)b0;
     }
   }
-  for (int k = 0; k < fo * 4; ++k) {  // O_i update in shared memory, element by element (2-byte accesses)
-    const V old = b.alu(b.lds(64, b.alu()));
-    b.sts(64, b.alu(b.fma(b.fma(old, scale_o[k % 4 / 2]), scale_p[k % 4 / 2], o.last[static_cast<size_t>(k / 4)])));
+  // O_i update in shared memory, element by element: LDS.U16, HADD2.F32,
+  // FMUL, FFMA, F2FP, STS.U16.
+  for (int k = 0; k < fo * 4; ++k) {
+    const V old = b.fma(b.lds(64));
+    const V v = b.fma(b.fma(old, scale_o[k % 4 / 2]), scale_p[k % 4 / 2], o.last[static_cast<size_t>(k / 4)]);
+    b.sts(64, b.fma(v));
   }
   b.barrier();
-  emit_sync_tile_store(b, br, d, elem, threads);  // O_i
-  for (i64 r = 0; r < ceil_div(br, threads); ++r) {
-    b.stg(b.lds(128), b.alu());
-    b.stg(b.lds(128), b.alu());
-  }
-  b.barrier();
+  emit_sync_tile_store(b, br, d, s.elem, threads);  // O_i
+  // l_i, m_i back: 55 instructions (2 LDS, 2 STG) where rows are held, 6 elsewhere.
+  emit_cost(b, share_of(Cost{6, 45 - 2}, rows_share));
+  emit_cost(b, share_of(Cost{0, 6}, 1 - rows_share));
+  for (i64 k = 0; k < share_of(2, rows_share); ++k) b.stg(b.lds(128, b.alu()));
+  emit_fa1_next_block(b, s.causal, s.skips, s.sparse);
   return b.take();
 }
 
-// FA1's outer step: K_j, V_j into shared memory (synchronous copies).
+// FA1's outer step: K_j, V_j into shared memory, and the walk to the key
+// block's first query block (425 instructions at d64 64x64 besides the two
+// copies: 64-bit divisions of skip_empty_columns and first_m_block, an LDL).
 WarpProgram fa1_outer_load(int d, int bc, i64 elem, i64 threads, const char* name) {
   ProgramBuilder b(name);
-  b.repeat(Pipe::alu, 8);
+  emit_cost(b, {65, 131});
+  b.repeat(Pipe::mufu, 3);
+  b.ldg(256, b.alu());  // LDL of a spilled 64-bit value
   emit_sync_tile_load(b, bc, d, elem, threads);
   emit_sync_tile_load(b, bc, d, elem, threads);
   return b.take();
 }
 
-// Initialisation in global memory by 16-byte stores (O = 0, l, m; or dK, dV, dQaccum = 0).
-WarpProgram global_fill(i64 bytes, i64 threads, const char* name) {
+// Initialisation in global memory by 16-byte stores: `bytes_2d` in the row
+// loops of head_dim tiles (O, dK, dV: 28 IMAD and 51 other per 4 chunks,
+// fa1_forward's loop at 0x980) and `bytes_1d` in flat loops (l, m, dQaccum:
+// about 2 instructions per store).
+WarpProgram global_fill(i64 bytes_2d, i64 bytes_1d, i64 threads, const char* name) {
   ProgramBuilder b(name);
-  const i64 per_thread = ceil_div(bytes / 16, threads);
-  for (i64 k = 0; k < per_thread; ++k) b.stg(kNone, b.alu(b.alu(b.alu())));
+  for (i64 k = 0; k < ceil_div(bytes_2d / 16, threads); ++k) {
+    emit_cost(b, {7, 12});
+    b.stg(kNone, b.alu());
+  }
+  for (i64 k = 0; k < ceil_div(bytes_1d / 16, threads); ++k) b.stg(kNone, b.alu(b.fma()));
   return b.take();
 }
 
 // FlashAttention (v1) backward (kernels/fa1/fa1_backward.cu): 8 warps.
-WarpProgram fa1_backward_step(int d, int br, int bc, i64 elem, bool masked) {
+// Walked: 1934.5 instructions per warp and step at d64 64x64 (head 19, Q_i
+// O_i dO_i 144, dQaccum_i 104, l_i m_i 9.75, D_i 70.75, S 101, P 553, P
+// staged 26, dP 100, dS 53, dV 197, dK 205, dQ 164, dQaccum update 54, its
+// store 89, next block 44).
+WarpProgram fa1_backward_step(const Fa1Step& s) {
+  const int d = s.d, br = s.br, bc = s.bc;
   constexpr int kWarps = static_cast<int>(Fa1BackwardSchedule::kWarps);
   const i64 threads = 32 * kWarps;
   auto grid = [&](int m, int n, int& fm, int& fn) {
@@ -933,55 +1142,88 @@ WarpProgram fa1_backward_step(int d, int br, int bc, i64 elem, bool masked) {
   grid(br, bc, s_fm, s_fn);
   grid(bc, d, kv_fm, kv_fn);
   grid(br, d, q_fm, q_fn);
+  const int s_elems = s_fm * s_fn * 4, s_pairs = s_fm * s_fn * 2;
+  constexpr Cost kSlice{5, 4};
   ProgramBuilder b("fa1_bwd d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
-                   (masked ? " masked" : ""));
-  b.repeat(Pipe::alu, 12);
-  emit_sync_tile_load(b, br, d, elem, threads);  // Q_i
-  emit_sync_tile_load(b, br, d, elem, threads);  // O_i
-  emit_sync_tile_load(b, br, d, elem, threads);  // dO_i
-  emit_sync_tile_load(b, br, d, 4, threads);     // dQaccum_i (fp32)
-  for (i64 r = 0; r < ceil_div(br, threads); ++r) {
-    b.sts(128, b.ldg(128, b.alu()));
-    b.sts(128, b.ldg(128, b.alu()));
-  }
+                   (s.masked ? " masked" : ""));
+  emit_cost(b, {3, 16});
+  emit_sync_tile_load(b, br, d, s.elem, threads);  // Q_i
+  emit_sync_tile_load(b, br, d, s.elem, threads);  // O_i
+  emit_sync_tile_load(b, br, d, s.elem, threads);  // dO_i
+  emit_sync_tile_load(b, br, d, 4, threads);       // dQaccum_i (fp32)
+  // l_i, m_i: 30 instructions (5 IMAD, 2 LDG, 2 STS) where rows are held, 3 elsewhere.
+  const double rows_share = row_warp_share(br, threads);
+  emit_cost(b, share_of(Cost{5, 21 - 2}, rows_share));
+  emit_cost(b, share_of(Cost{0, 3}, 1 - rows_share));
+  for (i64 k = 0; k < share_of(2, rows_share); ++k) b.sts(128, b.ldg(128, b.alu()));
   b.barrier();
-  // D_i = rowsum(dO_i o O_i): a thread per row (warps past BR/32 idle), d
-  // dependent FMAs over 2-byte shared loads.
-  if (br >= 32) {
+  emit_cost(b, {1, 4});
+  // D_i = rowsum(dO_i o O_i): a thread per row, d FFMAs over fp16 pairs
+  // (LDS.64: four elements of each tile per load, HADD2.F32 per element;
+  // 231 instructions at d = 64 in a warp that holds rows).
+  {
     V dot = kNone;
-    for (int c = 0; c < d; ++c) dot = b.fma(b.alu(b.lds(64, b.alu())), b.alu(b.lds(64)), dot);
-    b.sts(128, dot);
+    const i64 quads = share_of(d / 4, rows_share);
+    for (i64 c = 0; c < quads; ++c) {
+      const V o4 = b.lds(256), d4 = b.lds(256);
+      for (int e = 0; e < 4; ++e) dot = b.fma(b.fma(o4), b.fma(d4), dot);
+    }
+    emit_cost(b, share_of(Cost{3, 3}, rows_share));
+    if (share_of(1, rows_share) > 0) b.sts(128, dot);
   }
+  b.repeat(Pipe::alu, s_pairs);  // S cleared (CS2R)
   Fragments sa(s_fm, s_fn);
-  emit_pair_gemm(b, sa, s_fm, s_fn, d, true, true);  // S
+  emit_pair_gemm(b, sa, s_fm, s_fn, d, true, true, kSlice);  // S
+  // P = exp(scale S - m) / l where visible: per element the diagonal guard,
+  // LDS of m, the exponential and a division (MUFU.EX2, MUFU.RCP, FCHK).
+  emit_cost(b, {0, 12});
+  if (s.causal) emit_cost(b, {6, 24});
+  const V lr[2] = {b.lds(128), b.lds(128)};
   std::vector<V> p;
-  for (int k = 0; k < s_fm * s_fn * 4; ++k) {  // P = exp(scale S - m) / l where visible
-    const V lr = b.lds(128), mr = b.lds(128);
-    V v = b.alu(b.alu(), masked ? b.alu(b.alu()) : kNone);
-    v = emit_fdiv(b, emit_expf(b, b.fma(sa.last[static_cast<size_t>(k / 4)], mr)), lr);
-    p.push_back(b.alu(v, v));
+  for (int k = 0; k < s_elems; ++k) {
+    b.repeat(Pipe::alu, 7);  // the diagonal guard, BSSY/BSYNC, FSETP of l, ULDC
+    if (s.masked && fa1_takes(k, s.tested)) emit_cost(b, {3, 19});
+    const V zero = b.fma();  // the masked value 0 (IMAD.MOV)
+    if (!fa1_takes(k, s.visible)) {  // masked: the branch skips the rest
+      p.push_back(zero);
+      continue;
+    }
+    const V mr = b.lds(128);
+    const V e = emit_fa1_expf(b, sa.last[static_cast<size_t>(k / 4)], mr);
+    p.push_back(emit_fa1_fdiv(b, e, lr[k % 4 / 2], false));
   }
-  for (size_t k = 0; k + 1 < p.size(); k += 2) b.sts(128, b.alu(p[k], p[k + 1]), b.alu());  // stage P
+  // P staged in shared memory (F2FP, STS per pair); dP's accumulators cleared.
+  emit_cost(b, {3, s_pairs});
+  for (size_t k = 0; k + 1 < p.size(); k += 2) b.sts(128, b.fma(p[k], p[k + 1]));
   Fragments dp(s_fm, s_fn);
-  emit_pair_gemm(b, dp, s_fm, s_fn, d, true, true);  // dP
+  emit_pair_gemm(b, dp, s_fm, s_fn, d, true, true, kSlice);  // dP = dO V^T
   b.barrier();
-  std::vector<V> ds;
-  for (int k = 0; k < s_fm * s_fn * 4; ++k)
-    ds.push_back(b.fma(p[static_cast<size_t>(k)], b.fma(dp.last[static_cast<size_t>(k / 4)], b.lds(128))));
-  for (size_t k = 0; k + 1 < ds.size(); k += 2) b.sts(128, b.alu(ds[k], ds[k + 1]), b.alu());  // stage dS
+  // dS = P o (dP - D_i): FADD, FMUL per element; staged like P.
+  b.fma();
+  std::vector<V> dsv;
+  std::vector<V> drow(static_cast<size_t>(s_fm * 2));
+  for (auto& r : drow) r = b.lds(128);
+  for (int k = 0; k < s_elems; ++k)
+    dsv.push_back(b.fma(p[static_cast<size_t>(k)],
+                        b.fma(dp.last[static_cast<size_t>(k / 4)], drow[static_cast<size_t>(k / 2) % drow.size()])));
+  for (size_t k = 0; k + 1 < dsv.size(); k += 2) b.sts(128, b.fma(dsv[k], dsv[k + 1]));
   b.barrier();
   Fragments dv(kv_fm, kv_fn), dk(kv_fm, kv_fn), dq(q_fm, q_fn);
-  emit_pair_gemm(b, dv, kv_fm, kv_fn, br, false, false);  // dV += P^T dO
-  emit_pair_gemm(b, dk, kv_fm, kv_fn, br, false, false);  // dK += dS^T Q
-  emit_pair_gemm(b, dq, q_fm, q_fn, bc, true, false);     // dQ = dS K
-  for (int k = 0; k < q_fm * q_fn * 4; ++k)                // dQ_i += scale dQ in shared memory
-    b.sts(128, b.fma(dq.last[static_cast<size_t>(k / 4)], b.lds(128, b.alu())));
+  emit_pair_gemm(b, dv, kv_fm, kv_fn, br, false, false, kSlice);  // dV += P^T dO
+  b.repeat(Pipe::alu, 2);                                          // dQ's accumulators (the rest start from RZ)
+  emit_pair_gemm(b, dk, kv_fm, kv_fn, br, false, false, kSlice);  // dK += dS^T Q
+  emit_pair_gemm(b, dq, q_fm, q_fn, bc, true, false, kSlice);     // dQ = dS K
+  // dQ_i += scale dQ in shared memory, element by element (fp32).
+  emit_cost(b, {1, 4});
+  for (int k = 0; k < q_fm * q_fn * 4; ++k) b.sts(128, b.fma(dq.last[static_cast<size_t>(k / 4)], b.lds(128)));
   b.barrier();
   emit_sync_tile_store(b, br, d, 4, threads);  // dQaccum_i back, float4 chunks
-  b.barrier();
+  emit_fa1_next_block(b, s.causal, s.skips, s.sparse);
   return b.take();
 }
 
+// After a key block's inner loops: dK_j (times scale), dV_j staged through
+// the K_j, V_j tiles (FMUL, F2FP, STS per pair), then stored.
 WarpProgram fa1_backward_outer_store(int d, int bc, i64 elem) {
   constexpr int kWarps = static_cast<int>(Fa1BackwardSchedule::kWarps);
   const int wm = std::max(1, rows_first_warps_m(bc, kWarps));
@@ -989,7 +1231,7 @@ WarpProgram fa1_backward_outer_store(int d, int bc, i64 elem) {
   ProgramBuilder b("fa1_bwd dK dV");
   b.barrier();
   for (int t = 0; t < 2; ++t)
-    for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.fma(), b.fma()), b.alu());
+    for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.fma(b.fma(), b.fma()), b.alu());
   b.barrier();
   emit_sync_tile_store(b, bc, d, elem, 32 * kWarps);
   emit_sync_tile_store(b, bc, d, elem, 32 * kWarps);
@@ -997,12 +1239,15 @@ WarpProgram fa1_backward_outer_store(int d, int bc, i64 elem) {
   return b.take();
 }
 
+// dQaccum -> dQ (the kernel's last loop; 0x14050 in the d64 listing): per 8
+// elements two LDG.128, four F2FP, four 4-byte stores, ~10 IMAD and 19 others.
 WarpProgram fa1_backward_convert(i64 seq_q, int d, i64 threads) {
   ProgramBuilder b("fa1_bwd dQ");
   const i64 per_thread = ceil_div(seq_q * d / 8, threads);
   for (i64 k = 0; k < per_thread; ++k) {
-    const V lo = b.ldg(512, b.alu(b.alu())), hi = b.ldg(512, b.alu());
-    b.stg(b.alu(b.fma(lo), b.fma(hi)), b.alu());
+    emit_cost(b, {10, 18});
+    const V lo = b.ldg(512, b.alu()), hi = b.ldg(512);
+    for (int h = 0; h < 4; ++h) b.stg(b.fma(h < 2 ? lo : hi));
   }
   return b.take();
 }
@@ -1012,11 +1257,6 @@ void put(KernelPrograms& out, int id, WarpProgram p, int load_rounds = 0) {
   out.programs[static_cast<size_t>(id)] = std::move(p);
   if (out.load_rounds.size() <= static_cast<size_t>(id)) out.load_rounds.resize(static_cast<size_t>(id) + 1, 0);
   out.load_rounds[static_cast<size_t>(id)] = load_rounds;
-}
-
-// Rounds of a synchronous tile copy (emit_sync_tile_load): batches of 4 loads per thread.
-int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
-  return static_cast<int>(ceil_div(ceil_div(rows * cols * elem / 16, threads), 4));
 }
 
 // standard-eager's elementwise kernels (kernels/standard/elementwise.cu): per
@@ -1094,12 +1334,16 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       const i64 dd = k.kind == KernelKind::fa1_fwd ? k.as<Fa1ForwardSchedule>().head_dim
                                                    : k.as<Fa1SwappedForwardSchedule>().head_dim;
       const int d = round16(dd), br = round16(t.block_m), bc = round16(t.block_n);
-      const int step_rounds = 2 * sync_tile_rounds(br, d, elem, k.cta.threads) + 1;  // Q_i, O_i; l_i, m_i
-      put(out, kMainStep, fa1_forward_step(d, br, bc, elem, false), step_rounds);
-      put(out, kMaskedStep, fa1_forward_step(d, br, bc, elem, true), step_rounds);
+      const bool sparse = t.mask.active != nullptr;
+      // Q_i, O_i; l_i, m_i; the next block's mask byte.
+      const int step_rounds = 2 * sync_tile_rounds(br, d, elem, k.cta.threads) + 1 + (sparse ? 1 : 0);
+      const Fa1Step step{d, br, bc, elem, false, t.causal, sparse, fa1_skips_per_step(t)};
+      put(out, kMainStep, fa1_forward_step(step), step_rounds);
+      const int warps = static_cast<int>(Fa1ForwardSchedule::warps_for(br));  // S's warps: whole rows each
+      put(out, kMaskedStep, fa1_forward_step(step.with_mask(t, warps, 1)), step_rounds);
       put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_fwd K V"),
           2 * sync_tile_rounds(bc, d, elem, k.cta.threads));
-      put(out, kPrologue, global_fill(t.seq_q * (d * elem + 8), k.cta.threads, "fa1_fwd init"));
+      put(out, kPrologue, global_fill(t.seq_q * d * elem, t.seq_q * 8, k.cta.threads, "fa1_fwd init"));
       out.tensor = true;
       out.loads_in_program = true;
       break;
@@ -1107,15 +1351,21 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::fa1_bwd: {
       const auto& s = k.as<Fa1BackwardSchedule>();
       const int d = round16(s.head_dim), br = round16(s.tiles.block_m), bc = round16(s.tiles.block_n);
-      // Q_i, O_i, dO_i, the fp32 dQaccum_i; l_i, m_i.
-      const int step_rounds =
-          3 * sync_tile_rounds(br, d, elem, k.cta.threads) + sync_tile_rounds(br, d, 4, k.cta.threads) + 1;
-      put(out, kMainStep, fa1_backward_step(d, br, bc, elem, false), step_rounds);
-      put(out, kMaskedStep, fa1_backward_step(d, br, bc, elem, true), step_rounds);
+      const bool sparse = s.tiles.mask.active != nullptr;
+      // Q_i, O_i, dO_i, the fp32 dQaccum_i; l_i, m_i; the next block's mask byte.
+      const int step_rounds = 3 * sync_tile_rounds(br, d, elem, k.cta.threads) +
+                              sync_tile_rounds(br, d, 4, k.cta.threads) + 1 + (sparse ? 1 : 0);
+      const Fa1Step step{d, br, bc, elem, false, s.tiles.causal, sparse, fa1_skips_per_step(s.tiles)};
+      constexpr int kWarps = static_cast<int>(Fa1BackwardSchedule::kWarps);
+      const int wm = std::max(1, rows_first_warps_m(br, kWarps));  // S's warp grid (rows first)
+      put(out, kMainStep, fa1_backward_step(step), step_rounds);
+      put(out, kMaskedStep, fa1_backward_step(step.with_mask(s.tiles, wm, kWarps / wm)), step_rounds);
       put(out, kKeyStore, fa1_backward_outer_store(d, bc, elem));
-      // Each initialisation step clears one tensor of seq rows x d (the trace's steps).
-      put(out, kPrologue, global_fill(std::max(s.tiles.seq_k * elem, s.tiles.seq_q * 4) * d, k.cta.threads,
-                                      "fa1_bwd init"));
+      // Each initialisation step clears one tensor of seq rows x d (the trace's
+      // steps): dK, dV in the row loop, dQaccum flat.
+      const i64 key_side = s.tiles.seq_k * elem * d, accum = s.tiles.seq_q * 4 * d;
+      put(out, kPrologue, key_side >= accum ? global_fill(key_side, 0, k.cta.threads, "fa1_bwd init")
+                                            : global_fill(0, accum, k.cta.threads, "fa1_bwd init"));
       put(out, kFinalStep, fa1_backward_convert(s.tiles.seq_q, d, k.cta.threads),
           static_cast<int>(ceil_div(s.tiles.seq_q * d / 8, k.cta.threads)));
       put(out, kKeyLoad, fa1_outer_load(d, bc, elem, k.cta.threads, "fa1_bwd K V"),
