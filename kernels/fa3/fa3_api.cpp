@@ -68,7 +68,8 @@ void validate(const AttentionConfig& c, const ForwardBuffers& b) {
   require(c.block_m == Sched::kBlockM && c.block_n == Sched::kBlockN,
           "the kernel's tile is Br=" + std::to_string(Sched::kBlockM) + " Bc=" + std::to_string(Sched::kBlockN) +
               " (got Br=" + std::to_string(c.block_m) + " Bc=" + std::to_string(c.block_n) + ")");
-  require(c.d_block_mask == nullptr && pr.sparsity.is_dense(), "block-sparse masks are not supported (dense or causal)");
+  require(c.d_block_mask == nullptr && pr.sparsity.is_dense(),
+          "block-sparse masks are not supported (dense or causal)");
   require(pr.seq_q < (i64{1} << 31) && pr.seq_k < (i64{1} << 31), "sequence lengths must be < 2^31 (TMA coordinates)");
   for (const auto& [ptr, name] : {std::pair<const void*, const char*>{b.q, "q"}, {b.k, "k"}, {b.v, "v"},
                                   {b.o, "o"}, {b.lse, "lse"}}) {
@@ -93,7 +94,7 @@ std::vector<std::string> fa3_compiled_menu() {
 
 namespace fa3 {
 
-void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream, bool pingpong) {
+void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream, const ForwardVariant& v) {
   validate(c, b);
   const workload::Problem& pr = c.problem;
   ForwardParams p;
@@ -114,7 +115,8 @@ void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t str
   p.o_str = q_str;
   p.scale = c.scale();
   p.scale_log2 = p.scale * kLog2e;
-  p.pingpong = pingpong;
+  p.pingpong = v.pingpong;
+  p.v_after_next_k = v.v_after_next_k;
   dispatch::element_type(pr.dtype, [&](auto elem) {
     using Elem = decltype(elem);
     if (pr.head_dim == 64) launch_forward<Elem, 64>(p, stream);
@@ -125,7 +127,7 @@ void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t str
 }  // namespace fa3
 
 void fa3_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream) {
-  fa3::forward(c, b, stream, true);
+  fa3::forward(c, b, stream, fa3::ForwardVariant{});
 }
 
 }  // namespace iosim::kernels

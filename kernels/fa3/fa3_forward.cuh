@@ -4,13 +4,14 @@
 //
 // Producer (warpgroup 0, one thread): TMA loads of Q_i once and of K_j, V_j
 // into a ring of stages (128-byte swizzled), each completing on its own
-// mbarrier (transaction bytes), after waiting for the stage's "empty" barrier.
+// mbarrier (transaction bytes), after waiting for that buffer's "empty"
+// barrier; K_{n+1} is requested before V_n, the order the consumers use them.
 // Consumers (warpgroups 1 and 2, 64 query rows each), per key block n:
 //   wait K_n | [ping-pong: my turn] issue S_n = Q K_n^T, issue O += P_{n-1} V_{n-1}
-//   [hand the turn to the other consumer] | wait S_n | mask, online softmax of S_n
-//   (overlapping the P V wgmma: intra-warpgroup overlap) | wait P V | release
-//   stage n-1 | rescale O, P_n = S_n in the data type (registers, the A operand
-//   of the next P V).
+//   [hand the turn to the other consumer] | wait S_n, release K_n | mask,
+//   online softmax of S_n (overlapping the P V wgmma: intra-warpgroup
+//   overlap) | wait P V, release V_{n-1} | rescale O, P_n = S_n in the data
+//   type (registers: the A operand of the next P V).
 // The two consumers take turns issuing their GEMMs (named barriers), so one's
 // softmax runs while the other's GEMMs use the tensor cores (ping-pong).
 // Epilogue: O / l and L = m * scale + log(l) with plain stores, ragged rows
@@ -57,18 +58,21 @@ struct FwdTraits {
   static_assert(Sched::q_offset_for(D, 2) % 1024 == 0 && Sched::k_offset_for(D, 2, 1) % 1024 == 0 &&
                     Sched::v_offset_for(D, 2, 0) % 1024 == 0,
                 "swizzled tiles must be 1024-byte aligned");
-  static_assert(Sched::barrier_bytes_for(kStages) >= 8 * (1 + 3 * kStages), "barrier area too small");
+  static_assert(Sched::barrier_bytes_for(kStages) >= 8 * (1 + 4 * kStages), "barrier area too small");
 };
 
 namespace fwd_detail {
 
-// The shared-memory barriers: Q full, and per stage K full, V full, empty.
+// The shared-memory barriers: Q full, and per stage K and V full and empty.
+// K and V are released separately: K_n as soon as S_n is computed, V_n after
+// P_n V_n, so the producer can refill a K buffer about one key block earlier.
 template <int STAGES>
 struct Barriers {
   std::uint64_t q_full;
   std::uint64_t k_full[STAGES];
   std::uint64_t v_full[STAGES];
-  std::uint64_t empty[STAGES];
+  std::uint64_t k_empty[STAGES];
+  std::uint64_t v_empty[STAGES];
 };
 
 // Ring position of the n-th key block a CTA visits (Fa3ForwardSchedule::stage_of
@@ -104,23 +108,45 @@ __device__ __forceinline__ void producer(const ForwardParams& p, std::uint8_t* s
 #pragma unroll
   for (int h = 0; h < Tr::kHalves; ++h)
     hopper::tma_load_4d(sQ + h * Tr::kBM * Tr::kAtomRow, &p.tma_q, &bars->q_full, 64 * h, row0, head, batch);
-  RingPos<Tr::kStages> pos;
-  for (int j = keys.first; j < keys.end; j = keys.next(j)) {
-    hopper::mbar_wait(&bars->empty[pos.stage], pos.phase ^ 1u);
-    std::uint8_t* sK = smem + Sched::k_offset_for(D, 2, pos.stage);
-    std::uint8_t* sV = smem + Sched::v_offset_for(D, 2, pos.stage);
-    hopper::mbar_arrive_expect_tx(&bars->k_full[pos.stage], Tr::kKVBytes);
+  // v_after_next_k: K_n is loaded before V_{n-1} (the consumers need them in
+  // that order: S_n is issued before P_{n-1} V_{n-1}); else K_n, V_n together.
+  auto load_k = [&](int j, const RingPos<Tr::kStages>& at) {
+    hopper::mbar_wait(&bars->k_empty[at.stage], at.phase ^ 1u);
+    std::uint8_t* sK = smem + Sched::k_offset_for(D, 2, at.stage);
+    hopper::mbar_arrive_expect_tx(&bars->k_full[at.stage], Tr::kKVBytes);
 #pragma unroll
     for (int h = 0; h < Tr::kHalves; ++h)
-      hopper::tma_load_4d(sK + h * Tr::kBN * Tr::kAtomRow, &p.tma_k, &bars->k_full[pos.stage], 64 * h,
-                          j * Tr::kBN, kv_head, batch);
-    hopper::mbar_arrive_expect_tx(&bars->v_full[pos.stage], Tr::kKVBytes);
+      hopper::tma_load_4d(sK + h * Tr::kBN * Tr::kAtomRow, &p.tma_k, &bars->k_full[at.stage], 64 * h, j * Tr::kBN,
+                          kv_head, batch);
+  };
+  auto load_v = [&](int j, const RingPos<Tr::kStages>& at) {
+    hopper::mbar_wait(&bars->v_empty[at.stage], at.phase ^ 1u);
+    std::uint8_t* sV = smem + Sched::v_offset_for(D, 2, at.stage);
+    hopper::mbar_arrive_expect_tx(&bars->v_full[at.stage], Tr::kKVBytes);
 #pragma unroll
     for (int h = 0; h < Tr::kHalves; ++h)
-      hopper::tma_load_4d(sV + h * Tr::kBN * Tr::kAtomRow, &p.tma_v, &bars->v_full[pos.stage], 64 * h,
-                          j * Tr::kBN, kv_head, batch);
-    pos.advance();
+      hopper::tma_load_4d(sV + h * Tr::kBN * Tr::kAtomRow, &p.tma_v, &bars->v_full[at.stage], 64 * h, j * Tr::kBN,
+                          kv_head, batch);
+  };
+  RingPos<Tr::kStages> pos, prev;
+  if (!p.v_after_next_k) {  // K_n, V_n together
+    for (int j = keys.first; j < keys.end; j = keys.next(j)) {
+      load_k(j, pos);
+      load_v(j, pos);
+      pos.advance();
+    }
+    return;
   }
+  int j_prev = keys.first;
+  load_k(keys.first, pos);
+  for (int j = keys.next(keys.first); j < keys.end; j = keys.next(j)) {
+    prev = pos;
+    pos.advance();
+    load_k(j, pos);
+    load_v(j_prev, prev);
+    j_prev = j;
+  }
+  load_v(j_prev, pos);
 }
 
 // S = Q K^T for this warpgroup's 64 rows: d/16 wgmmas, one group.
@@ -176,26 +202,39 @@ __device__ __forceinline__ void mask_scores(float (&s)[Tr::kSRegs], const schedu
 template <class Tr>
 __device__ __forceinline__ void online_softmax(float (&s)[Tr::kSRegs], float (&row_max)[2], float (&row_sum)[2],
                                                float (&corr)[2], float scale_log2) {
+  constexpr int kChunks = Tr::kSRegs / 4;  // 8-column chunks; each row has 2 scores per chunk
+  constexpr int kPartials = 4;             // independent max / sum chains (the reductions are latency-bound)
+  static_assert(kChunks % kPartials == 0, "chunks split evenly over the partial reductions");
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    float mx = row_max[hh];
+    float part[kPartials];
 #pragma unroll
-    for (int t = 0; t < Tr::kSRegs / 4; ++t) mx = fmaxf(mx, fmaxf(s[4 * t + 2 * hh], s[4 * t + 2 * hh + 1]));
+    for (int q = 0; q < kPartials; ++q) part[q] = row_max[hh];
+#pragma unroll
+    for (int t = 0; t < kChunks; ++t)
+      part[t % kPartials] = fmaxf(part[t % kPartials], fmaxf(s[4 * t + 2 * hh], s[4 * t + 2 * hh + 1]));
+    float mx = part[0];
+#pragma unroll
+    for (int q = 1; q < kPartials; ++q) mx = fmaxf(mx, part[q]);
     mx = dev::quad_max(mx);
     // A row that has seen no key yet keeps m = -inf: subtract 0 instead (-inf - -inf is NaN).
     const float m_scaled = mx == -INFINITY ? 0.0f : mx * scale_log2;
     corr[hh] = dev::exp2_approx(row_max[hh] * scale_log2 - m_scaled);
     row_max[hh] = mx;
-    float sum = 0.0f;
 #pragma unroll
-    for (int t = 0; t < Tr::kSRegs / 4; ++t) {
+    for (int q = 0; q < kPartials; ++q) part[q] = 0.0f;
+#pragma unroll
+    for (int t = 0; t < kChunks; ++t) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& v = s[4 * t + 2 * hh + e];
         v = dev::exp2_approx(fmaf(v, scale_log2, -m_scaled));
-        sum += v;
+        part[t % kPartials] += v;
       }
     }
+    float sum = part[0];
+#pragma unroll
+    for (int q = 1; q < kPartials; ++q) sum += part[q];
     row_sum[hh] = row_sum[hh] * corr[hh] + sum;
   }
 }
@@ -270,9 +309,9 @@ __device__ __forceinline__ void consumer(const ForwardParams& p, std::uint8_t* s
     const std::uint32_t q_addr = base + Sched::q_offset_for(D, 2) + c * Tr::kRows * Tr::kAtomRow;
     auto k_addr = [&](int st) { return base + static_cast<std::uint32_t>(Sched::k_offset_for(D, 2, st)); };
     auto v_addr = [&](int st) { return base + static_cast<std::uint32_t>(Sched::v_offset_for(D, 2, st)); };
-    auto release = [&](int st) {
+    auto release = [&](std::uint64_t* empty) {  // one arrival per consumer warp
       __syncwarp();
-      if (lane == 0) hopper::mbar_arrive(&bars->empty[st]);
+      if (lane == 0) hopper::mbar_arrive(empty);
     };
     // Turn taking: consumer 1 lets consumer 0 go first, and skips its last
     // hand-over, so every bar.sync meets exactly one bar.arrive.
@@ -303,6 +342,7 @@ __device__ __forceinline__ void consumer(const ForwardParams& p, std::uint8_t* s
     hand_over(j_next >= keys.end);
     hopper::wgmma_wait<0>();
     hopper::fence_operands(s);
+    release(&bars->k_empty[pos.stage]);
     softmax_block(s, j, corr);
     scores_to_p<Elem, Tr>(s, pf);
     prev = pos;
@@ -319,12 +359,13 @@ __device__ __forceinline__ void consumer(const ForwardParams& p, std::uint8_t* s
       hand_over(j_next >= keys.end);
       hopper::wgmma_wait<1>();  // S_n done; P_{n-1} V_{n-1} may still run
       hopper::fence_operands(s);
+      release(&bars->k_empty[pos.stage]);
       softmax_block(s, j, corr);
       hopper::wgmma_wait<0>();
       hopper::fence_operands(o);
 #pragma unroll
       for (int kk = 0; kk < Tr::kPFrags; ++kk) hopper::fence_operands(pf[kk]);  // P V read them
-      release(prev.stage);
+      release(&bars->v_empty[prev.stage]);
       rescale_o<Tr>(o, corr);
       scores_to_p<Elem, Tr>(s, pf);
       prev = pos;
@@ -335,7 +376,7 @@ __device__ __forceinline__ void consumer(const ForwardParams& p, std::uint8_t* s
     issue_pv<Tr>(o, pf, v_addr(prev.stage));
     hopper::wgmma_wait<0>();
     hopper::fence_operands(o);
-    release(prev.stage);
+    release(&bars->v_empty[prev.stage]);
   }
   epilogue<Elem, Tr>(p, o, row_max, row_sum, row, lane);
 }
@@ -359,7 +400,8 @@ __global__ void __launch_bounds__(schedule::Fa3ForwardSchedule::kThreads, 1)
     for (int s = 0; s < Tr::kStages; ++s) {
       hopper::mbar_init(&bars->k_full[s], 1);
       hopper::mbar_init(&bars->v_full[s], 1);
-      hopper::mbar_init(&bars->empty[s], Tr::kConsumerWarps);
+      hopper::mbar_init(&bars->k_empty[s], Tr::kConsumerWarps);
+      hopper::mbar_init(&bars->v_empty[s], Tr::kConsumerWarps);
     }
     hopper::mbar_init_fence();
   }

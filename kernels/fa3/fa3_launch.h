@@ -9,9 +9,9 @@
 
 namespace iosim::kernels::fa3 {
 
-// fa3_forward with the consumer ping-pong selectable (tests turn it off to
-// tell a scheduling fault from a numerical one).
-void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream, bool pingpong);
+// fa3_forward with its scheduling choices selectable (tests check that they
+// change no number; the bench times them).
+void forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream, const ForwardVariant& v);
 
 template <class Elem, int D>
 void launch_forward(const ForwardParams& p, cudaStream_t stream);

@@ -17,9 +17,15 @@ struct ForwardParams {
   Strides o_str;
   float scale = 0;       // softmax scale
   float scale_log2 = 0;  // scale * log2(e): exponentials are exp2 with the scale folded in
-  // Consumer ping-pong (named barriers): on in production; a test turns it
-  // off to tell a scheduling fault from a numerical one.
+  // Scheduling choices (ForwardVariant) that leave every number unchanged.
   bool pingpong = true;
+  bool v_after_next_k = true;
+};
+
+// Choices the tests and the bench vary; fa3_forward uses the defaults.
+struct ForwardVariant {
+  bool pingpong = true;          // consumers take turns issuing their GEMMs (named barriers)
+  bool v_after_next_k = true;  // the producer loads K_{n+1} before V_n (else K_n, V_n together)
 };
 
 }  // namespace iosim::kernels::fa3

@@ -47,7 +47,9 @@ struct Fa3ForwardSchedule {
     i64 m_block, head, batch;
   };
   IOSIM_HD Dim3 grid() const { return {tiles.m_blocks(), shape.heads, shape.batch}; }
-  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {x, y, z}; }
+  // Causal: the last query block (the most key blocks) runs first, so the
+  // short blocks fill the last wave (FlashAttention-3's order).
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {tiles.causal ? tiles.m_blocks() - 1 - x : x, y, z}; }
   IOSIM_HD i64 kv_head(const Cta& c) const { return shape.kv_head_of(c.head); }
 
   IOSIM_HD static constexpr i64 tile_bytes(i64 rows, i64 d, i64 elem) { return rows * d * elem; }
@@ -57,9 +59,9 @@ struct Fa3ForwardSchedule {
   IOSIM_HD static constexpr i64 stages_for(i64 d, i64 elem) {
     return max_i64(2, min_i64(kMaxStages, (kStageBudgetBytes - tile_bytes(kBlockM, d, elem)) / stage_bytes(d, elem)));
   }
-  // mbarriers: Q full, and per stage K full, V full, stage empty (8 bytes each),
+  // mbarriers: Q full, and per stage K and V full and empty (8 bytes each),
   // rounded up to 1 KB so the tiles after them keep the swizzle's 1024-byte alignment.
-  IOSIM_HD static constexpr i64 barrier_bytes_for(i64 stages) { return ceil_div(8 * (1 + 3 * stages), 1024) * 1024; }
+  IOSIM_HD static constexpr i64 barrier_bytes_for(i64 stages) { return ceil_div(8 * (1 + 4 * stages), 1024) * 1024; }
   // Byte offsets in dynamic shared memory (1024-aligned): barriers, Q, then the stages.
   IOSIM_HD static constexpr i64 q_offset_for(i64 d, i64 elem) { return barrier_bytes_for(stages_for(d, elem)); }
   IOSIM_HD static constexpr i64 k_offset_for(i64 d, i64 elem, i64 stage) {
