@@ -55,7 +55,9 @@ std::vector<std::string> compiled_menu(const std::string& algorithm) {
   if (algorithm == "fa1") return fa1_compiled_menu();
   if (algorithm == "standard" || algorithm == "standard-eager") return standard_compiled_menu();
   if (algorithm == "splitkv") return splitkv_compiled_menu();
-  throw InputError("compiled_menu: unknown algorithm '" + algorithm + "' (valid: standard, standard-eager, fa1, fa2, splitkv)");
+  if (algorithm == "fa3") return fa3_compiled_menu();
+  throw InputError("compiled_menu: unknown algorithm '" + algorithm +
+                   "' (valid: standard, standard-eager, fa1, fa2, splitkv, fa3)");
 }
 
 }  // namespace iosim::kernels

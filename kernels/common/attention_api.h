@@ -113,6 +113,9 @@ void standard_eager_backward(const AttentionConfig& c, const BackwardBuffers& b,
 // Builds standard-eager's mask buffer ([seq_q][seq_k] bytes, 1 where the causal
 // rule and c's block mask let row r see key c), as a model does once.
 void standard_eager_fill_mask(const AttentionConfig& c, std::uint8_t* mask, cudaStream_t stream);
+// FlashAttention-3 forward (Hopper, sm_90a; kernels/fa3): O and L (lse);
+// its own 128 x 128 tile (c.block_m/block_n must say so), no block mask.
+void fa3_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 // Split-KV forward (flash-decoding): O and L (lse) through the o_accum/lse_accum partials.
 void splitkv_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 
@@ -126,6 +129,7 @@ std::vector<std::string> fa2_compiled_menu();
 std::vector<std::string> fa1_compiled_menu();
 std::vector<std::string> standard_compiled_menu();
 std::vector<std::string> splitkv_compiled_menu();
+std::vector<std::string> fa3_compiled_menu();
 
 // Checks shared by every launcher, throwing iosim::InputError naming the
 // field and the valid values: the problem itself (Problem::validate), dtype

@@ -26,7 +26,7 @@ using workload::Problem;
 using u16 = std::uint16_t;
 
 const std::vector<std::string>& kernel_algorithms() {
-  static const std::vector<std::string> algos{"standard", "standard-eager", "fa1", "fa2", "splitkv"};
+  static const std::vector<std::string> algos{"standard", "standard-eager", "fa1", "fa2", "splitkv", "fa3"};
   return algos;
 }
 
@@ -40,7 +40,7 @@ bool is_standard(const std::string& a) { return a == "standard" || a == "standar
 void require_algorithm(const std::string& a) {
   const auto& v = kernel_algorithms();
   if (std::find(v.begin(), v.end(), a) == v.end())
-    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, standard-eager, fa1, fa2, splitkv)");
+    throw InputError("unknown kernel algorithm '" + a + "' (valid: standard, standard-eager, fa1, fa2, splitkv, fa3)");
 }
 
 // ---------------------------------------------------------------------------
@@ -166,6 +166,7 @@ struct Workspace {
 void run_forward(const std::string& algo, const kernels::AttentionConfig& c, const kernels::ForwardBuffers& b,
                  cudaStream_t s) {
   if (algo == "fa2") kernels::fa2_forward(c, b, s);
+  else if (algo == "fa3") kernels::fa3_forward(c, b, s);
   else if (algo == "splitkv") kernels::splitkv_forward(c, b, s);
   else if (algo == "fa1") kernels::fa1_forward(c, b, s);
   else if (algo == "standard-eager") kernels::standard_eager_forward(c, b, s);
@@ -285,6 +286,7 @@ Blocks default_blocks(const RunSpec& s, Pass pass) {
   }
   if (is_standard(s.algorithm)) return {s.gemm.m, s.gemm.n};
   if (s.algorithm == "splitkv") return {16, 64};
+  if (s.algorithm == "fa3") return {128, 128};  // its only tile (schedule::Fa3ForwardSchedule)
   return {64, 64};
 }
 
@@ -301,6 +303,7 @@ namespace {
 // splitkv's domain (forward only, no block mask, 1..key-blocks splits), with
 // the simulator's messages, before any buffer is allocated.
 void require_runnable(const RunSpec& s, Pass pass, Blocks b) {
+  if (s.algorithm == "fa3" && pass != Pass::fwd) throw InputError("fa3 is forward-only: use --pass fwd");
   if (s.algorithm != "splitkv") return;
   if (s.mask) throw InputError("splitkv takes no block mask (dense or causal problems only)");
   schedule::check_splitkv(s.problem, pass, b.n, run_splits(s, b));
@@ -363,7 +366,7 @@ CheckResult check(const RunSpec& s, Pass pass) {
   if (has_forward(pass)) {
     const numerics::ForwardResult ref = numerics::reference_forward(pr, ref_in, ref_mask, dropout);
     result.errors.push_back({"O", numerics::compare(query_side(to_floats(ws.o.download(), pr.dtype), pr), ref.o)});
-    if (s.algorithm == "fa2" || s.algorithm == "splitkv") {
+    if (s.algorithm == "fa2" || s.algorithm == "splitkv" || s.algorithm == "fa3") {
       result.errors.push_back({"L", numerics::compare(stats(ws.lse.download(), pr), ref.lse)});
     } else if (s.algorithm == "fa1") {
       result.errors.push_back(
