@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/common/error.h"
+#include "sim/schedule/kernel_registers.h"
 
 namespace iosim::schedule {
 
@@ -41,11 +42,11 @@ i64 default_splits(const Problem& p, i64 block_m, i64 block_n, i64 sm_count) {
   return max_i64(1, min_i64(ceil_div(max_i64(sm_count, 1), ctas), ceil_div(p.seq_k, block_n)));
 }
 
-// ptxas -v, sm_90, nvcc 13.0, fp16 and bf16 alike (the CI build log): the
-// FA2 kernels use all 255; FA1 backward 210 at d = 128 and 128 at d = 64; the
-// GEMM 114-125 at 128x128 tiles and 62-64 at 64x64; softmax 31-40; the FA2
-// row kernels 23-38; standard-eager's elementwise kernels 40-56 (56: dropout,
-// its Philox draws). Rounded up to what the register allocator grants.
+// For tilings no kernel has (the compiled ones: kernel_registers.h), the
+// typical count of the kind's compiled kernels (ptxas -v, sm_90, nvcc 13.0):
+// FA2's large tiles use all 255; FA1 backward 210 at d = 128 and 128 at
+// d = 64; the GEMMs 126-128; the FA2 row kernels 23-38; standard-eager's
+// elementwise kernels 40-56.
 i64 regs_per_thread(KernelKind kind, i64 head_dim) {
   switch (kind) {
     case KernelKind::fa2_fwd:
@@ -54,8 +55,8 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::fa1_swapped_fwd: return 128;
     case KernelKind::fa1_bwd: return head_dim >= 128 ? 210 : 128;
     case KernelKind::gemm: return 128;
-    case KernelKind::softmax_fwd:
-    case KernelKind::softmax_bwd: return 40;
+    case KernelKind::softmax_fwd: return 64;
+    case KernelKind::softmax_bwd: return 56;
     case KernelKind::fa2_bwd_preprocess:
     case KernelKind::fa2_bwd_convert_dq: return 40;
     case KernelKind::elementwise: return 56;
@@ -164,8 +165,22 @@ class Planner {
  private:
   void add(std::vector<KernelPlan>& out, const char* name, Pass pass, KernelKind kind, KernelSchedule s, Dim3 grid,
            CtaShape cta) const {
-    cta.regs_per_thread = regs_per_thread(kind, p_.head_dim);
+    cta.regs_per_thread =
+        compiled_registers(kind, p_.dtype, register_key(kind, s)).value_or(regs_per_thread(kind, p_.head_dim));
     out.push_back({name, pass, kind, std::move(s), grid, cta});
+  }
+  // The compiled instantiation's key (kernel_registers.h).
+  RegisterKey register_key(KernelKind kind, const KernelSchedule& s) const {
+    switch (kind) {
+      case KernelKind::fa2_fwd:
+      case KernelKind::fa2_bwd_main:
+      case KernelKind::fa1_fwd:
+      case KernelKind::fa1_bwd:
+      case KernelKind::splitkv_fwd: return {p_.head_dim, t_.block_m, t_.block_n};
+      case KernelKind::gemm: return {t_.gemm.m, t_.gemm.n, t_.gemm.k};
+      case KernelKind::elementwise: return {static_cast<i64>(std::get<ElementwisePlan>(s).op), 0, 0};
+      default: return {0, 0, 0};
+    }
   }
 
   void gemm(std::vector<KernelPlan>& out, const char* name, Pass pass, i64 m, i64 n, i64 k, i64 batches,
