@@ -20,6 +20,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 PipeTiming& pipe_of(SmMachine& m, Pipe p) { return m.pipe[static_cast<size_t>(p)]; }
 
+// The compiler's mean stall count per instruction in our sm_90 kernels
+// (nvcc 13.0): the median over 186 kernel functions of their mean
+// max(1, stall) (scripts/sass_stalls.py; per function, 2.3-3.1;
+// experiments/results/2026-11-25-h100-sass-stalls). A property of the code
+// the compiler writes for the architecture, not of one GPU: every profile of
+// compute capability 9.x takes it; others keep 1 (not measured).
+constexpr double kSm90WarpIssueInterval = 2.75;
+
+double warp_issue_interval(const profile::HardwareProfile& p) {
+  return p.compute_capability.rfind("9.", 0) == 0 ? kSm90WarpIssueInterval : 1.0;
+}
+
 }  // namespace
 
 SmMachine sm_machine(const profile::HardwareProfile& p) {
@@ -36,6 +48,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
     pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
+    m.warp_issue_interval = warp_issue_interval(p);
     m.clock_tensor_hz = s.clock_tensor_load_hz;
     m.clock_other_hz = s.clock_memory_load_hz;
     m.measured = true;
@@ -57,6 +70,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
   pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
   pipe_of(m, Pipe::barrier) = {1, 20};
   m.smem_bytes_per_cycle = 128;
+  m.warp_issue_interval = warp_issue_interval(p);
   m.clock_tensor_hz = clk;
   m.clock_other_hz = clk;
   m.measured = false;
@@ -91,6 +105,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     size_t pc = 0;
     int step = 0;
     double not_before = 0;  // start, or a barrier's release
+    double next_issue = 0;  // the control code's hold after the last issue (fractional: its mean)
     bool waiting = false;   // arrived at a barrier
     std::vector<double> ready;
   };
@@ -121,7 +136,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   auto earliest = [&](const Warp& x) {
     if (x.step >= steps || x.waiting) return kInf;
     const Instr& in = code[x.pc];
-    double e = std::max(t, x.not_before);
+    double e = std::max({t, x.not_before, x.next_issue});
     for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
     if (in.pipe != Pipe::barrier) e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
     // Shared-memory instructions queue for the SM's port (the MIO queue):
@@ -153,6 +168,9 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         }
         if (in.pipe != Pipe::barrier) pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
         x.ready[x.pc] = done;
+        // The hold runs from the cycle the warp was due (its fractional mean
+        // carries over), or from now when something else kept it waiting.
+        x.next_issue = (t > std::ceil(x.next_issue) ? t : x.next_issue) + m_.warp_issue_interval;
         ++x.pc;
         rr[static_cast<size_t>(s)] = slot;
         issued = true;

@@ -41,6 +41,11 @@ struct SmMachine {
   // Backlog of the shared-memory port (cycles of transfers already queued)
   // at which a warp's next shared-memory instruction stalls.
   double smem_queue_cycles = 64;
+  // Mean cycles from a warp's instruction to its next one: the stall count
+  // the compiler writes into each instruction's control code (sm_90 SASS)
+  // holds the warp that long, whether or not the next instruction needs the
+  // result; 1 = no such hold. Combined with operand readiness by max.
+  double warp_issue_interval = 1;
   double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
   double clock_other_hz = 0;          // SM clock otherwise
   bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)
