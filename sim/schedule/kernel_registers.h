@@ -4,7 +4,8 @@
 // against every CUDA build's own reports). Occupancy depends on them: an FA2
 // forward at 64 x 16 uses 94 registers and runs 4 CTAs per SM where a
 // 255-register tile runs 2, so the plan takes the count of the kernel the GPU
-// runs, not one per kernel kind.
+// runs, not one per kernel kind. The counts are sm_90's; profiles of other
+// architectures take them too (their own builds' counts are not recorded).
 #pragma once
 #include <array>
 #include <optional>
