@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/common/error.h"
+#include "sim/schedule/kernel_registers.h"
 #include "sim/schedule/plan.h"
 #include "sim/schedule/warp_programs.h"
 #include "sim/trace/algorithms.h"
@@ -128,6 +129,27 @@ BOOST_AUTO_TEST_CASE(eager_kernels_name_their_operation_and_its_softmax_neither_
     }
 }
 
+// Occupancy takes the registers of the compiled instantiation (they differ by
+// tile), and the kind's typical count for a tiling no kernel has.
+BOOST_AUTO_TEST_CASE(registers_are_the_compiled_kernels_where_one_exists) {
+  const Problem p = problem(2048, 2048, 64, false);
+  auto fwd_regs = [&](i64 bm, i64 bn) {
+    return make_plan(p, Algorithm::fa2, Pass::fwd, PlanTiling{bm, bn, {}, 1}).kernels[0].cta.regs_per_thread;
+  };
+  using iosim::schedule::compiled_registers;
+  const auto small = compiled_registers(KernelKind::fa2_fwd, p.dtype, {64, 64, 16});
+  const auto large = compiled_registers(KernelKind::fa2_fwd, p.dtype, {64, 128, 128});
+  BOOST_REQUIRE((small && large));
+  BOOST_TEST(*small != *large);  // a table of one count per kind would pass none of this
+  BOOST_TEST(fwd_regs(64, 16) == *small);
+  BOOST_TEST(fwd_regs(128, 128) == *large);
+  BOOST_TEST(!compiled_registers(KernelKind::fa2_fwd, p.dtype, {64, 64, 48}));
+  BOOST_TEST(fwd_regs(64, 48) == iosim::schedule::regs_per_thread(KernelKind::fa2_fwd, 64));
+  const auto gemm = make_plan(p, Algorithm::standard, Pass::fwd, PlanTiling{64, 64, {128, 128, 64}, 1});
+  BOOST_TEST(gemm.kernels[0].cta.regs_per_thread ==
+             compiled_registers(KernelKind::gemm, p.dtype, {128, 128, 64}).value());
+}
+
 BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   const Problem p = problem(1024, 1024, 128, false);
   const PlanTiling t{128, 64, {128, 128, 32}, 100 * 1024};
@@ -140,7 +162,8 @@ BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   BOOST_TEST(fa1.kernels[0].cta.threads == 4 * 32);
   BOOST_TEST(fa1.kernels[0].cta.smem_bytes == (2 * 64 + 2 * 64) * (128 + 8) * 2 + 2 * 64 * 4);
   BOOST_TEST(fa1.kernels[1].cta.threads == 8 * 32);
-  BOOST_TEST(fa1.kernels[1].cta.regs_per_thread == 210);
+  BOOST_TEST(fa1.kernels[1].cta.regs_per_thread ==
+             iosim::schedule::compiled_registers(KernelKind::fa1_bwd, p.dtype, {128, 64, 64}).value());
   const auto std_plan = make_plan(p, Algorithm::standard, Pass::fwd, t);
   BOOST_TEST(std_plan.kernels[0].cta.threads == 256);
   // Two stages of swizzled (unpadded) A and B chunks, or the epilogue's C tile
