@@ -6,6 +6,8 @@
 # in iosim-kernels' full menu that fits the profile, ranked by predicted time; rank 1 is the
 # recommendation), and predictions/<profile>/README.txt: the commands, iosim's commit and the date.
 # IOSIM defaults to build/sim/iosim. Commit the predictions; validate.sh then measures their tiles.
+# PREDICTIONS_DIR (default: predictions here) writes them elsewhere, e.g. a later model's predictions
+# of tiles already measured, for analyze.py --predictions.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -15,7 +17,7 @@ profiles=("$@")
 [ ${#profiles[@]} -gt 0 ] || profiles=(h100-sxm5-80gb h200-sxm-141gb)
 [ -x "$iosim" ] || { echo "predict: $iosim is not an executable (build: cmake --build build --target iosim)" >&2; exit 2; }
 for prof in "${profiles[@]}"; do
-  dir=$here/predictions/$prof
+  dir=${PREDICTIONS_DIR:-$here/predictions}/$prof
   mkdir -p "$dir"
   {
     echo "iosim explore predictions for $prof, frozen before measuring (experiments/explore/predict.sh)."
