@@ -83,6 +83,32 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
   co_yield step;
 }
 
+// FlashAttention-3 forward (kernels/fa3): the kernel's CTA order (causal:
+// the last query block first, Fa3ForwardSchedule::cta), Q_i once, then per
+// active key block K_j and V_j in the kernel's order (the schedule's
+// key_blocks: an unmasked run, then the masked one), O and L written once.
+// The producer requests K_{j+1} before V_j; the trace keeps K_j and V_j in
+// one step (the engine prefetches `stages` steps ahead, so K_{j+1} is in
+// flight while step j computes either way): the same bytes and tiles.
+Generator<Step> fa3_forward_cta(const schedule::Fa3ForwardSchedule& s, i64 x, i64 y, i64 z) {
+  const auto cta = s.cta(x, y, z);
+  const auto& t = s.tiles;
+  const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.kv_head(cta);
+  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
+  Step step;
+  const auto keys = s.key_blocks(cta);
+  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
+    co_yield step;
+  }
+  step.clear();
+  step.compute = {0, rows * d, rows};  // O / l, log(l)
+  step.compute.program = schedule::kEpilogue;
+  step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
+  step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
+  co_yield step;
+}
+
 // Split-KV forward: FA2's loop over the CTA's run of key blocks (Q_i with
 // the first), then its partial O and LSE written to row split * N_q + r of
 // Oaccum and LSEaccum, fp32; an empty run writes O = 0 and LSE = -inf.
@@ -414,6 +440,8 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::fa2_bwd_main:
       case KernelKind::splitkv_fwd:
       case KernelKind::gemm: return 2;
+      // TMA into the schedule's ring of K/V stages (2 at d = 128, 4 at d = 64).
+      case KernelKind::fa3_fwd: return static_cast<int>(k_.as<schedule::Fa3ForwardSchedule>().stages());
       default: return 1;
     }
   }
@@ -453,6 +481,7 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::splitkv_fwd: return splitkv_forward_cta(k_.as<schedule::SplitKvSchedule>(), x, y, z);
       case KernelKind::splitkv_combine:
         return splitkv_combine_cta(k_.as<schedule::SplitKvCombineSchedule>(), x, y, z);
+      case KernelKind::fa3_fwd: return fa3_forward_cta(k_.as<schedule::Fa3ForwardSchedule>(), x, y, z);
     }
     throw std::logic_error("unknown kernel kind");
   }
@@ -478,6 +507,7 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
       return fwd ? schedule::Fa2ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa2BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
     case Algorithm::splitkv: return schedule::SplitKvSchedule::sram_bytes_for(p.head_dim, bm, bn, e.data);
+    case Algorithm::fa3: return schedule::Fa3ForwardSchedule::sram_bytes_for(p.head_dim, e.data);  // its one tile
     case Algorithm::fa1:
       return fwd ? schedule::Fa1ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa1BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
@@ -515,6 +545,19 @@ Tiling splitkv_default_tiling(const Problem& p, Pass pass, const GemmTiles& gemm
                    " bytes of shared memory for head dim " + std::to_string(p.head_dim));
 }
 
+// fa3's tile is its kernel's only one; the profile must hold its shared memory.
+Tiling fa3_tiling(const Problem& p, Pass pass, const GemmTiles& gemm, i64 sram_limit) {
+  using S = schedule::Fa3ForwardSchedule;
+  const i64 bytes = sram_footprint(p, Algorithm::fa3, pass, S::kBlockM, S::kBlockN, gemm, sram_limit);
+  if (bytes > sram_limit)
+    throw InputError("fa3's kernel needs " + std::to_string(bytes) + " bytes of shared memory per CTA at head dim " +
+                     std::to_string(p.head_dim) + " (Q and " + std::to_string(S::stages_for(p.head_dim, p.elem_bytes())) +
+                     " K/V stages); the profile allows " + std::to_string(sram_limit) + " bytes per block");
+  return {S::kBlockM, S::kBlockN, bytes,
+          "fa3: the kernel's one tile, Br=" + std::to_string(S::kBlockM) + " Bc=" + std::to_string(S::kBlockN), 0, 1,
+          {}};
+}
+
 }  // namespace
 
 i64 sram_footprint(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, const GemmTiles& gemm,
@@ -532,6 +575,7 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
             std::string(workload::to_string(a)) + ": mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0, 1, {}};
   }
   if (a == Algorithm::splitkv) return splitkv_default_tiling(p, pass, gemm, sram_limit);
+  if (a == Algorithm::fa3) return fa3_tiling(p, pass, gemm, sram_limit);
   const i64 d = p.head_dim;
   const i64 m_full = sram_limit / p.elem_bytes();
   for (i64 m = m_full, halvings = 0; m >= 4 * d; m /= 2, ++halvings) {
@@ -593,6 +637,9 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
 
   if (options.block_m.has_value() != options.block_n.has_value())
     throw InputError("give both --block-m and --block-n, or neither (to use the paper's rule)");
+  if (a == Algorithm::fa3)  // before any footprint: one error naming what the kernel covers
+    schedule::check_fa3(problem, options.pass, options.block_m.value_or(schedule::Fa3ForwardSchedule::kBlockM),
+                        options.block_n.value_or(schedule::Fa3ForwardSchedule::kBlockN));
   if (options.block_m) {
     const i64 bm = *options.block_m, bn = *options.block_n;
     if (bm <= 0 || bn <= 0)
