@@ -62,9 +62,15 @@ void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i6
   step.compute.program = masked ? schedule::kMaskedStep : schedule::kMainStep;
 }
 
-// FlashAttention-2 forward: Q_i with the first key block, one step per
-// active key block, then O and L = m + log(l) written once.
-Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i64 y, i64 z) {
+// FlashAttention-2 forward, and FlashAttention-3's (kernels/fa3), which walks
+// the same loop in its own CTA order (Fa3ForwardSchedule::cta: causal, the
+// last query block first): Q_i with the first key block, one step per active
+// key block (an unmasked run, then the masked one), then O and L = m + log l
+// written once. FA3's producer requests K_{j+1} before V_j; the trace keeps
+// K_j and V_j in one step (the engine prefetches `stages` steps ahead, so
+// K_{j+1} is in flight while step j computes either way): the same tiles.
+template <class ForwardSchedule>
+Generator<Step> flash_forward_cta(const ForwardSchedule& s, i64 x, i64 y, i64 z) {
   const auto cta = s.cta(x, y, z);
   const auto& t = s.tiles;
   const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
@@ -77,32 +83,6 @@ Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i6
   }
   step.clear();
   step.compute = {0, rows * d, rows};
-  step.compute.program = schedule::kEpilogue;
-  step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
-  step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
-  co_yield step;
-}
-
-// FlashAttention-3 forward (kernels/fa3): the kernel's CTA order (causal:
-// the last query block first, Fa3ForwardSchedule::cta), Q_i once, then per
-// active key block K_j and V_j in the kernel's order (the schedule's
-// key_blocks: an unmasked run, then the masked one), O and L written once.
-// The producer requests K_{j+1} before V_j; the trace keeps K_j and V_j in
-// one step (the engine prefetches `stages` steps ahead, so K_{j+1} is in
-// flight while step j computes either way): the same bytes and tiles.
-Generator<Step> fa3_forward_cta(const schedule::Fa3ForwardSchedule& s, i64 x, i64 y, i64 z) {
-  const auto cta = s.cta(x, y, z);
-  const auto& t = s.tiles;
-  const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.kv_head(cta);
-  const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
-  Step step;
-  const auto keys = s.key_blocks(cta);
-  for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
-    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
-    co_yield step;
-  }
-  step.clear();
-  step.compute = {0, rows * d, rows};  // O / l, log(l)
   step.compute.program = schedule::kEpilogue;
   step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
   step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
@@ -466,7 +446,7 @@ class PlannedKernel final : public KernelTrace {
   }
   Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
     switch (k_.kind) {
-      case KernelKind::fa2_fwd: return fa2_forward_cta(k_.as<schedule::Fa2ForwardSchedule>(), x, y, z);
+      case KernelKind::fa2_fwd: return flash_forward_cta(k_.as<schedule::Fa2ForwardSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_preprocess: return fa2_preprocess_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_main: return fa2_backward_cta(k_.as<schedule::Fa2BackwardSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_convert_dq: return fa2_convert_dq_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
@@ -481,7 +461,7 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::splitkv_fwd: return splitkv_forward_cta(k_.as<schedule::SplitKvSchedule>(), x, y, z);
       case KernelKind::splitkv_combine:
         return splitkv_combine_cta(k_.as<schedule::SplitKvCombineSchedule>(), x, y, z);
-      case KernelKind::fa3_fwd: return fa3_forward_cta(k_.as<schedule::Fa3ForwardSchedule>(), x, y, z);
+      case KernelKind::fa3_fwd: return flash_forward_cta(k_.as<schedule::Fa3ForwardSchedule>(), x, y, z);
     }
     throw std::logic_error("unknown kernel kind");
   }
