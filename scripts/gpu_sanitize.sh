@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck and racecheck on a small configuration of every
 # kernel the harness runs (FlashAttention-2, FlashAttention-1, standard
-# attention, standard-eager and split-KV; forward, and backward after its
+# attention, standard-eager, split-KV and FlashAttention-3; forward, and backward after its
 # forward), on the GPU machine.
 #   scripts/gpu_sanitize.sh BIN REPORT.md
 # BIN is the iosim-kernels executable. Each run is `iosim-kernels check` under
@@ -27,6 +27,8 @@ configs=(
   "standard bwd d64 GEMM 64x64x32 ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq-q 130 --seq-k 190 --gemm-m 64 --gemm-n 64"
   "splitkv fwd d128 fp16 decode|--algo splitkv --head-dim 128 --batch 1 --heads 4 --kv-heads 2 --seq-q 3 --seq-k 1000 --causal --splits 3"
   "splitkv fwd d64 bf16|--algo splitkv --head-dim 64 --dtype bf16 $small --splits 5"
+  "fa3 fwd d128 fp16 causal GQA|--algo fa3 --pass fwd --head-dim 128 $small"
+  "fa3 fwd d64 bf16|--algo fa3 --pass fwd --head-dim 64 --dtype bf16 --batch 1 --heads 2 --seq-q 300 --seq-k 200"
   "standard bwd d64 16-byte softmax paths, causal ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 200 --seq-k 264 --causal"
   "standard bwd d64 16-byte softmax paths, block-sparse|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq 256 --block-density 0.5 --mask-seed 3"
   "standard bwd d64 CTA-per-row softmax|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --kv-heads 1 --seq-q 70 --seq-k 1100 --causal"

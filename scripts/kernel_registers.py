@@ -78,6 +78,8 @@ def key_of(demangled):
         return ("fa2_bwd_main", dt, *nums[:3])
     if kernel == "splitkv_forward_kernel":
         return None if nums[3] == "true" else ("splitkv_fwd", dt, *nums[:3])
+    if kernel == "fa3_forward_kernel":  # <Elem, D>: its one tile, Fa3ForwardSchedule::kBlockM x kBlockN
+        return ("fa3_fwd", dt, nums[0], 128, 128)
     if kernel == "fa1_forward_kernel":
         return ("fa1_fwd", dt, *nums[:3])
     if kernel == "fa1_backward_kernel":
@@ -93,11 +95,13 @@ def key_of(demangled):
 
 
 ARCH = "sm_90"  # the table's: the simulator's Hopper profiles run the sm_90 build
+# FA3 (wgmma, TMA, setmaxnreg) is compiled for sm_90a only: the same Hopper build.
+ARCHS = (ARCH, ARCH + "a")
 
 
 def measured(log_dir):
     """{key: registers} (the most over variants) of the sm_90 kernels, and the arch."""
-    entries = [e for e in ptxas_entries(log_dir) if e[1] == ARCH]
+    entries = [e for e in ptxas_entries(log_dir) if e[1] in ARCHS]
     if not entries:
         print(f"SKIPPED: no {ARCH} kernels in {log_dir} (the table is for sm_90 builds)")
         sys.exit(77)

@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {"simulate --seq abc --head-dim 64", "expects an integer"},
       {"simulate --seq 128", "--head-dim D is required"},
       {"simulate --head-dim 64", "sequence length is required"},
-      {kSmall + " --algo fa3", "unknown algorithm 'fa3'"},
+      {kSmall + " --algo fa4", "unknown algorithm 'fa4'"},
       {kSmall + " --dtype fp8", "unknown dtype 'fp8'"},
       {"simulate --profile nosuchgpu --seq 64 --head-dim 64", "a100-sxm4-40gb"},  // lists the known profiles
       {"simulate --heads 6 --kv-heads 4 --seq 64 --head-dim 64", "divisible"},
@@ -171,6 +171,12 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_clear_error_and_nonzero_exit) {
       {kSmall + " --algo splitkv --splits 9 --block-m 16 --block-n 64", "outside 1..8"},
       {kSmall + " --algo splitkv --splits 0", "--splits must be positive"},
       {kSmall + " --algo splitkv --block-density 0.5", "splitkv takes no block mask"},
+      {kSmall + " --algo fa3 --pass bwd", "fa3 is forward-only"},
+      {kSmall + " --algo fa3 --pass fwdbwd", "fa3 is forward-only"},
+      {"simulate --profile a100-sxm4-40gb --seq 512 --algo fa3 --head-dim 32", "head dims 64 and 128, not 32"},
+      {kSmall + " --algo fa3 --dtype fp32", "fa3's kernel takes fp16 or bf16, not fp32"},
+      {kSmall + " --algo fa3 --block-m 64 --block-n 128", "one tile, Br=128 Bc=128 (got --block-m 64"},
+      {kSmall + " --algo fa3 --block-density 0.5", "fa3 takes no block mask"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args);
@@ -577,4 +583,20 @@ BOOST_AUTO_TEST_CASE(splitkv_reports_its_splits_and_their_rule) {
   BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
   BOOST_TEST(contains(text.out, "splits:  3 (flags)"), text.out);
   BOOST_TEST(contains(text.out, "splitkv_combine"), text.out);
+}
+
+// fa3: the kernel's one tile, its trace equal to its closed form, a kernel of
+// 384 threads timed by the engine; the JSON names the algorithm "fa3".
+BOOST_AUTO_TEST_CASE(fa3_simulates_its_kernels_tile_with_exact_bytes) {
+  const std::string args = "simulate --profile h100-sxm5-80gb --algo fa3 --batch 2 --heads 4 --kv-heads 2 --seq-q 300 "
+                           "--seq-k 500 --head-dim 128 --causal";
+  const pt::ptree j = json_of(args);
+  BOOST_TEST(j.get<std::string>("algorithm") == "fa3");
+  BOOST_TEST(j.get<long>("tiling.block_m") == 128);
+  BOOST_TEST(j.get<long>("tiling.block_n") == 128);
+  BOOST_TEST(j.get<bool>("formula.equals_trace"));
+  const Result text = run(args);
+  BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
+  BOOST_TEST(contains(text.out, "fa3_fwd"), text.out);
+  BOOST_TEST(contains(run("simulate --help").out, "fa3"));
 }

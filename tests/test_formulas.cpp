@@ -88,6 +88,34 @@ BOOST_AUTO_TEST_CASE(trace_bytes_equal_closed_form_for_every_algorithm_and_pass)
       }
 }
 
+// fa3's closed form is FA2 forward's at the kernel's 128 x 128 tile (the same
+// tiles per CTA, only the CTAs' order differs): its trace equals it, and
+// equals FA2's trace at that tile, on even, ragged, GQA/MQA and causal shapes
+// (N_q > N_k: fully masked query blocks), at both head dims and data types.
+BOOST_AUTO_TEST_CASE(fa3_trace_bytes_equal_fa2_forward_closed_form_at_its_tile) {
+  const Shape shapes[] = {{256, 256, 2, 2, 128, 128}, {300, 200, 4, 2, 128, 128},
+                          {200, 263, 4, 1, 128, 128}, {520, 130, 3, 3, 128, 128}};
+  for (const auto& s : shapes)
+    for (bool causal : {false, true})
+      for (const i64 d : {64, 128})
+        for (const auto dt : {workload::DType::fp16, workload::DType::bf16}) {
+          auto p = make_problem(s, causal, 1.0, dt, workload::Layout::bshd);
+          p.head_dim = d;
+          expect_trace_equals_formula(p, Algorithm::fa3, Pass::fwd, s);
+          trace::TraceOptions opt;
+          opt.block_m = s.block_m;
+          opt.block_n = s.block_n;
+          opt.sram_limit_bytes = 1 << 20;
+          opt.algorithm = Algorithm::fa3;
+          const auto fa3 = count::count_run(trace::build_trace(p, opt));
+          opt.algorithm = Algorithm::fa2;
+          const auto fa2 = count::count_run(trace::build_trace(p, opt));
+          BOOST_TEST(fa3.io.read_bytes == fa2.io.read_bytes);
+          BOOST_TEST(fa3.io.write_bytes == fa2.io.write_bytes);
+          BOOST_TEST(fa3.io.tensor_flops == fa2.io.tensor_flops);
+        }
+}
+
 // The row softmax takes a warp per row and 4 rows per CTA up to 1024 columns,
 // a CTA per row beyond; a CTA whose rows' staging does not fit reads them twice.
 BOOST_AUTO_TEST_CASE(softmax_rows_per_cta_and_two_pass_reads_follow_the_closed_form) {

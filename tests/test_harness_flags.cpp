@@ -143,6 +143,23 @@ BOOST_AUTO_TEST_CASE(splitkv_flags_outside_its_domain_are_refused) {
                  .find("splitkv is forward-only") != std::string::npos);
 }
 
+// fa3's domain (forward, d 64/128, fp16/bf16, its 128 x 128 tile) in the
+// harness, with the simulator's words; inside it both parse the same.
+BOOST_AUTO_TEST_CASE(fa3_flags_outside_its_kernel_are_refused) {
+  for (const std::string command : {"check", "bench"}) {
+    require_same_parse(command, split("--algo fa3 --pass fwd --head-dim 128 --batch 1 --heads 2 --kv-heads 1 "
+                                      "--seq-q 200 --seq-k 263 --causal"));
+    require_same_parse(command, split("--algo fa3 --head-dim 64 --dtype bf16 --seq 300 --block-m 128 --block-n 128"));
+  }
+  const std::pair<const char*, const char*> bad[] = {
+      {"--algo fa3 --pass bwd --head-dim 64 --seq 128", "fa3 is forward-only"},
+      {"--algo fa3 --head-dim 96 --seq 128", "head dims 64 and 128, not 96"},
+      {"--algo fa3 --head-dim 64 --seq 128 --block-m 64 --block-n 128", "one tile, Br=128 Bc=128"},
+  };
+  for (const auto& [args, expect] : bad)
+    BOOST_TEST(error_of([&] { harness_parse("check", split(args)); }).find(expect) != std::string::npos, args);
+}
+
 BOOST_AUTO_TEST_CASE(bad_problem_flags_give_the_clis_message) {
   const std::vector<std::string> bad = {
       "--head-dim 64 --seq 128 --bogus 1",         // unknown flag
@@ -158,7 +175,7 @@ BOOST_AUTO_TEST_CASE(bad_problem_flags_give_the_clis_message) {
       "--head-dim 64 --seq-q 64",
       "--head-dim 64 --seq 128 --dtype fp8",
       "--head-dim 64 --seq 128 --layout sbhd",
-      "--head-dim 64 --seq 128 --algo fa3",
+      "--head-dim 64 --seq 128 --algo fa4",
       "--head-dim 64 --seq 128 --pass both",
       "--head-dim 64 --seq 128 --block-density 0.5 --block-mask m.txt",
       "--head-dim 64 --seq 128 --mask-seed 1",

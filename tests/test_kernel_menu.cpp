@@ -110,6 +110,22 @@ BOOST_AUTO_TEST_CASE(flashattention2s_own_tiles_are_in_the_ci_menu) {
   BOOST_TEST(schedule::fa1_in_menu(KernelMenu::full, false, 128, 128, 128));
 }
 
+// fa3's kernel: one tile, forward, d 64 and 128, compiled in every menu
+// (kernels/CMakeLists.txt builds kernels/fa3 whatever the menu).
+BOOST_AUTO_TEST_CASE(fa3s_one_tile_is_compiled_in_every_menu) {
+  for (const i64 d : {64, 128}) {
+    const auto ok = trace::kernel_availability(problem(d), Algorithm::fa3, Pass::fwd, 128, 128, {});
+    BOOST_TEST((ok.full && ok.ci), d);
+  }
+  BOOST_TEST(contains(reason(Algorithm::fa3, Pass::fwd, problem(64), 64, 128), "not in fa3's forward menu at d=64"));
+  BOOST_TEST(contains(reason(Algorithm::fa3, Pass::fwd, problem(96), 128, 128), "head dims 64 and 128, not 96"));
+  std::string why;
+  const auto near = trace::nearest_kernel_tiling(problem(128), Algorithm::fa3, Pass::fwd, 64, 163, {}, 232448, why);
+  BOOST_TEST_REQUIRE(near.has_value(), why);
+  BOOST_TEST(near->block_m == 128);
+  BOOST_TEST(near->block_n == 128);
+}
+
 BOOST_AUTO_TEST_CASE(a_tiling_without_a_kernel_says_why) {
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::fwd, problem(64), 64, 163), "multiples of 16"));
   BOOST_TEST(contains(reason(Algorithm::fa2, Pass::fwd, problem(64), 3, 16), "not 3 x 16"));

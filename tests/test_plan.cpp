@@ -162,8 +162,9 @@ BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   BOOST_TEST(fa1.kernels[0].cta.threads == 4 * 32);
   BOOST_TEST(fa1.kernels[0].cta.smem_bytes == (2 * 64 + 2 * 64) * (128 + 8) * 2 + 2 * 64 * 4);
   BOOST_TEST(fa1.kernels[1].cta.threads == 8 * 32);
+  // The compiled instantiation's count (kernel_registers.inc), not the kind's typical one.
   BOOST_TEST(fa1.kernels[1].cta.regs_per_thread ==
-             iosim::schedule::compiled_registers(KernelKind::fa1_bwd, p.dtype, {128, 64, 64}).value());
+             schedule::compiled_registers(KernelKind::fa1_bwd, p.dtype, {p.head_dim, 64, 64}).value());
   const auto std_plan = make_plan(p, Algorithm::standard, Pass::fwd, t);
   BOOST_TEST(std_plan.kernels[0].cta.threads == 256);
   // Two stages of swizzled (unpadded) A and B chunks, or the epilogue's C tile
@@ -351,4 +352,63 @@ BOOST_AUTO_TEST_CASE(fa1_copies_arrive_in_single_iterations_then_batches_of_four
     BOOST_TEST(progs.rounds_of(schedule::kMainStep) == 3 * rounds(bm, 64, 2, threads) + rounds(bm, 64, 4, threads) + 1,
                "B_r " << bm);
   }
+}
+
+// fa3's plan: one forward kernel launched as the FA3 kernel is (384 threads,
+// the schedule's shared memory, ptxas's registers for the instantiation), the
+// trace pipelining as deep as the schedule's stage ring, the programs run by
+// the 8 consumer warps; causal grids start at the last query block.
+BOOST_AUTO_TEST_CASE(fa3_plan_launches_its_kernel_with_the_schedules_resources) {
+  using S = schedule::Fa3ForwardSchedule;
+  for (const i64 d : {64, 128})
+    for (const auto dt : {iosim::workload::DType::fp16, iosim::workload::DType::bf16}) {
+      Problem p = problem(300, 200, d, true);
+      p.dtype = dt;
+      const auto plan = make_plan(p, Algorithm::fa3, Pass::fwd, PlanTiling{S::kBlockM, S::kBlockN, {}});
+      BOOST_TEST_REQUIRE(names(plan) == std::vector<std::string>{"fa3_fwd"});
+      const auto& k = plan.kernels[0];
+      BOOST_TEST((k.kind == KernelKind::fa3_fwd));
+      BOOST_TEST(k.cta.threads == 384);
+      BOOST_TEST(k.cta.smem_bytes == S::sram_bytes_for(d, 2));
+      BOOST_TEST(k.cta.regs_per_thread ==
+                 schedule::compiled_registers(KernelKind::fa3_fwd, dt, {d, S::kBlockM, S::kBlockN}).value());
+      BOOST_TEST(k.cta.regs_per_thread * k.cta.threads <= 65536);  // launch_bounds(384, 1)
+      BOOST_TEST(k.grid.x == 3);
+      BOOST_TEST(k.grid.y == 4);
+      BOOST_TEST(k.grid.z == 2);
+      BOOST_TEST(schedule::warp_programs(k, 2).warps == 8);
+
+      iosim::trace::TraceOptions o;
+      o.algorithm = Algorithm::fa3;
+      o.sram_limit_bytes = 227 * 1024;
+      const auto run = iosim::trace::build_trace(p, o);
+      BOOST_TEST(run.tiling.block_m == S::kBlockM);
+      BOOST_TEST(run.tiling.block_n == S::kBlockN);
+      BOOST_TEST(run.kernels.at(0).kernel->pipeline_stages() == S::stages_for(d, 2));
+      // CTA x = 0 of a causal grid takes the last query block (rows 256..299).
+      auto steps = run.kernels.at(0).kernel->cta_steps(0, 0, 0);
+      BOOST_TEST_REQUIRE(steps.next());
+      const auto& first = steps.value();
+      bool saw_q = false;
+      for (int l = 0; l < first.load_count; ++l)
+        if (const auto& a = first.loads[static_cast<size_t>(l)]; a.tensor == iosim::trace::TensorId::Q) {
+          saw_q = true;
+          BOOST_TEST(a.row0 == 256);
+          BOOST_TEST(a.rows == 44);
+        }
+      BOOST_TEST(saw_q);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fa3_plan_refuses_what_its_kernel_does_not_cover) {
+  using S = schedule::Fa3ForwardSchedule;
+  const PlanTiling tile{S::kBlockM, S::kBlockN, {}};
+  BOOST_CHECK_THROW(make_plan(problem(256, 256, 64, false), Algorithm::fa3, Pass::bwd, tile), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(problem(256, 256, 64, false), Algorithm::fa3, Pass::fwdbwd, tile), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(problem(256, 256, 96, false), Algorithm::fa3, Pass::fwd, tile), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(problem(256, 256, 64, false), Algorithm::fa3, Pass::fwd, PlanTiling{64, 128, {}}),
+                    iosim::InputError);
+  Problem fp32 = problem(256, 256, 64, false);
+  fp32.dtype = iosim::workload::DType::fp32;
+  BOOST_CHECK_THROW(make_plan(fp32, Algorithm::fa3, Pass::fwd, tile), iosim::InputError);
 }

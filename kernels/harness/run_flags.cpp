@@ -2,6 +2,7 @@
 
 #include "sim/cli/problem_flags.h"
 #include "sim/common/error.h"
+#include "sim/schedule/plan.h"
 
 namespace iosim::harness {
 
@@ -16,10 +17,10 @@ cli::ArgParser make_run_parser(const std::string& command) {
                            "against the double-precision reference.",
                    "iosim-kernels");
   cli::ProblemFlagsHelp help;
-  help.algorithms = "standard | standard-eager (GPT-2's eager attention: + scale, mask, dropout kernels) | fa1 | fa2 | splitkv (forward)";
+  help.algorithms = "standard | standard-eager (GPT-2's eager attention: + scale, mask, dropout kernels) | fa1 | fa2 | splitkv (forward) | fa3 (forward, Hopper)";
   help.passes = "fwd | bwd | fwdbwd";
   help.dtypes = "fp16 | bf16";
-  help.default_tiling = "FlashAttention-2's tiles for fa2, 64x64 for fa1, 16x64 for splitkv, the GEMM tile for standard";
+  help.default_tiling = "FlashAttention-2's tiles for fa2, 64x64 for fa1, 16x64 for splitkv, 128x128 for fa3, the GEMM tile for standard";
   cli::add_problem_flags(p, help);
   p.add("seed", Kind::integer, "SEED", "seed of the random inputs [1]")
       .add("q-scale", Kind::real, "X", "multiply Q (uniform in [-1, 1]) by this, for large logits [1]")
@@ -50,7 +51,7 @@ RunRequest run_from_flags(const cli::ArgParser& f) {
   const trace::TraceOptions tiling = cli::tiling_from_flags(f);
   if (tiling.algorithm == workload::Algorithm::fa1_swapped)
     throw InputError("--algo " + std::string(workload::to_string(tiling.algorithm)) +
-                     " is simulation-only, with no CUDA kernel (valid: standard, standard-eager, fa1, fa2, splitkv)");
+                     " is simulation-only, with no CUDA kernel (valid: standard, standard-eager, fa1, fa2, splitkv, fa3)");
   r.pass = tiling.pass;
   s.algorithm = std::string(workload::to_string(tiling.algorithm));
   s.block_m = tiling.block_m.value_or(0);  // 0: the kernel's default (default_blocks)
@@ -61,6 +62,9 @@ RunRequest run_from_flags(const cli::ArgParser& f) {
     throw InputError("--splits applies to --algo splitkv only (got --algo " + s.algorithm + ")");
   if (tiling.algorithm == workload::Algorithm::splitkv && r.pass != workload::Pass::fwd)
     throw InputError("splitkv is forward-only (decoding): use --pass fwd");
+  if (tiling.algorithm == workload::Algorithm::fa3)  // the simulator's rule and message
+    schedule::check_fa3(s.problem, r.pass, tiling.block_m.value_or(schedule::Fa3ForwardSchedule::kBlockM),
+                        tiling.block_n.value_or(schedule::Fa3ForwardSchedule::kBlockN));
   s.data_seed = static_cast<std::uint64_t>(f.integer("seed").value_or(1));
   s.q_scale = f.real("q-scale").value_or(1.0);
   if (const auto p = f.real("dropout")) {

@@ -15,7 +15,7 @@
 
 namespace iosim::harness {
 
-// The kernels the harness can run: "standard", "standard-eager", "fa1", "fa2", "splitkv".
+// The kernels the harness can run: "standard", "standard-eager", "fa1", "fa2", "splitkv", "fa3".
 const std::vector<std::string>& kernel_algorithms();
 
 struct RunSpec {

@@ -99,6 +99,8 @@ std::vector<Candidate> enumerate_candidates(const workload::Problem& p, Algorith
     for (const i64 m : schedule::kMenuGemmSizes)
       for (const i64 n : schedule::kMenuGemmSizes)
         for (const i64 k : schedule::kMenuGemmSizes) add(0, 0, {m, n, k});
+  } else if (a == Algorithm::fa3) {  // its kernel's one tile
+    add(schedule::Fa3ForwardSchedule::kBlockM, schedule::Fa3ForwardSchedule::kBlockN, {});
   } else {
     for (const i64 bm : schedule::kMenuBlockSizes)
       for (const i64 bn : schedule::kMenuBlockSizes) add(bm, bn, {});

@@ -19,7 +19,8 @@ namespace iosim::cli {
 struct ProblemFlagsHelp {
   std::string algorithms =
       "standard | standard-eager (GPT-2's eager PyTorch attention: + scale, mask, dropout kernels) | "
-      "fa1 | fa2 | fa1-swapped (forward-only teaching variant) | splitkv (split-KV forward, flash-decoding)";
+      "fa1 | fa2 | fa1-swapped (forward-only teaching variant) | splitkv (split-KV forward, flash-decoding) | "
+      "fa3 (FlashAttention-3 Hopper forward: d 64/128, fp16/bf16, its 128x128 tile)";
   std::string default_algorithm = "fa2";  // what --algo's help names as the default
   std::string passes = "fwd | bwd | fwdbwd";
   std::string dtypes = "fp16 | bf16 | fp32";

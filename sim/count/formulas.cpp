@@ -265,6 +265,9 @@ void paper_expression(Formula& f, const trace::AlgorithmTrace& run, const Dims& 
     case Algorithm::splitkv:
       f.expression = "FA2 forward's + Theta(S N_q d) (the splits' partials written and read back)";
       return;
+    case Algorithm::fa3:
+      f.expression = "FA2 forward's at Br = Bc = 128: Theta(N^2d^2/M)";
+      return;
   }
 }
 
@@ -280,7 +283,8 @@ i64 tensor_flops(const trace::AlgorithmTrace& run, const Dims& x, const TileStat
     case Algorithm::standard_eager: return (fwd ? 2 * gemm : 0) + (bwd ? 4 * gemm : 0);
     case Algorithm::fa1:
     case Algorithm::fa2:
-    case Algorithm::splitkv: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
+    case Algorithm::splitkv:
+    case Algorithm::fa3: return (fwd ? 2 * tile_flops : 0) + (bwd ? 5 * tile_flops : 0);
     case Algorithm::fa1_swapped: return 2 * tile_flops;
   }
   return 0;
@@ -322,6 +326,9 @@ Formula formula_for(const trace::AlgorithmTrace& run) {
     case Algorithm::splitkv:
       splitkv_forward(b, x, s, p, run.tiling.block_m, run.tiling.block_n, run.tiling.splits);
       break;
+    // FA3's CTA walks FA2 forward's tiles (only their order across CTAs
+    // differs), so its bytes are FA2 forward's at the kernel's 128 x 128 tile.
+    case Algorithm::fa3: fa2_forward(b, x, s); break;
   }
   paper_expression(b.f, run, x);
   b.f.tensor_flops = tensor_flops(run, x, s);
@@ -341,7 +348,8 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
     using schedule::KernelKind;
     switch (k.kind) {
       // A step per active key block, then O and L written.
-      case KernelKind::fa2_fwd: steps.push_back(bh * (s.active + s.t_r)); break;
+      case KernelKind::fa2_fwd:
+      case KernelKind::fa3_fwd: steps.push_back(bh * (s.active + s.t_r)); break;
       // K_j, V_j; a step per (head of the group, active query block); dK_j, dV_j.
       case KernelKind::fa2_bwd_main: steps.push_back(bhkv * 2 * s.t_c + bh * s.active); break;
       case KernelKind::fa2_bwd_preprocess:

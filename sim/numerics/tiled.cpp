@@ -285,7 +285,10 @@ HeadForward forward_head(Algorithm a, const Context& cx, const Mat& q, const Mat
     case Algorithm::standard_eager: return standard_forward_head(cx, q, k, v);
     case Algorithm::fa1: return fa1_forward_head(cx, q, k, v);
     case Algorithm::fa1_swapped: return fa1_swapped_forward_head(cx, q, k, v);
-    case Algorithm::fa2: return fa2_forward_head(cx, q, k, v);
+    case Algorithm::fa2:
+    // FA3's CTA runs FA2's loop (Fa3ForwardSchedule::key_blocks is FA2's walk):
+    // the same arithmetic in the same order per query block.
+    case Algorithm::fa3: return fa2_forward_head(cx, q, k, v);
     case Algorithm::splitkv: return splitkv_forward_head(cx, q, k, v);
   }
   throw InputError("tiled attention: unknown algorithm");
@@ -405,7 +408,8 @@ GroupGrads backward_group(Algorithm a, const Context& cx, const GroupInputs& g) 
     case Algorithm::fa1: return fa1_backward_group(cx, g);
     case Algorithm::fa2: return fa2_backward_group(cx, g);
     case Algorithm::fa1_swapped:
-    case Algorithm::splitkv: break;
+    case Algorithm::splitkv:
+    case Algorithm::fa3: break;
   }
   throw InputError(std::string(workload::to_string(a)) + " is forward-only (use --pass fwd)");
 }

@@ -37,6 +37,22 @@ void check_splitkv(const Problem& p, Pass pass, i64 block_n, i64 splits) {
                      std::to_string(blocks) + " key blocks, and each split takes at least one");
 }
 
+void check_fa3(const Problem& p, Pass pass, i64 block_m, i64 block_n) {
+  using S = Fa3ForwardSchedule;
+  if (pass != Pass::fwd) throw InputError("fa3 is forward-only (its kernel has no backward): use --pass fwd");
+  if (p.dtype == workload::DType::fp32) throw InputError("fa3's kernel takes fp16 or bf16, not fp32 (--dtype)");
+  if (p.head_dim != 64 && p.head_dim != 128)
+    throw InputError("fa3's kernel is compiled for head dims 64 and 128, not " + std::to_string(p.head_dim) +
+                     " (--head-dim)");
+  if (block_m != S::kBlockM || block_n != S::kBlockN)
+    throw InputError("fa3's kernel has one tile, Br=" + std::to_string(S::kBlockM) + " Bc=" +
+                     std::to_string(S::kBlockN) + " (got --block-m " + std::to_string(block_m) + " --block-n " +
+                     std::to_string(block_n) + "; give " + std::to_string(S::kBlockM) + " and " +
+                     std::to_string(S::kBlockN) + ", or neither)");
+  if (!p.sparsity.is_dense())
+    throw InputError("fa3 takes no block mask (dense or causal problems only): drop --block-density/--block-mask");
+}
+
 i64 default_splits(const Problem& p, i64 block_m, i64 block_n, i64 sm_count) {
   const i64 ctas = p.batch * p.heads * ceil_div(p.seq_q, block_m);
   return max_i64(1, min_i64(ceil_div(max_i64(sm_count, 1), ctas), ceil_div(p.seq_k, block_n)));
@@ -63,6 +79,8 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     // ptxas -v, sm_90, nvcc 13.0, fp16 16x64: 128 at d = 128, 93 at d = 64; the combine 25.
     case KernelKind::splitkv_fwd: return head_dim >= 128 ? 128 : 96;
     case KernelKind::splitkv_combine: return 32;
+    // ptxas -v, sm_90a: 168 at launch (setmaxnreg then gives the producer 24, the consumers 240).
+    case KernelKind::fa3_fwd: return 168;
   }
   return 128;
 }
@@ -89,6 +107,10 @@ class Planner {
     const Fa2BackwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
     add(out, "fa2_bwd_main", Pass::bwd, KernelKind::fa2_bwd_main, s, s.grid(), {s.threads(), s.sram_bytes(), 0});
     add(out, "fa2_bwd_convert_dq", Pass::bwd, KernelKind::fa2_bwd_convert_dq, rows, rows.grid(), row_cta);
+  }
+  void fa3_forward(std::vector<KernelPlan>& out) const {
+    const Fa3ForwardSchedule s{tiles_, shape_, p_.head_dim, eb_};
+    add(out, "fa3_fwd", Pass::fwd, KernelKind::fa3_fwd, s, s.grid(), {Fa3ForwardSchedule::kThreads, s.sram_bytes(), 0});
   }
   void splitkv_forward(std::vector<KernelPlan>& out) const {
     const SplitKvSchedule s{tiles_, shape_, p_.head_dim, eb_, t_.splits};
@@ -176,7 +198,8 @@ class Planner {
       case KernelKind::fa2_bwd_main:
       case KernelKind::fa1_fwd:
       case KernelKind::fa1_bwd:
-      case KernelKind::splitkv_fwd: return {p_.head_dim, t_.block_m, t_.block_n};
+      case KernelKind::splitkv_fwd:
+      case KernelKind::fa3_fwd: return {p_.head_dim, t_.block_m, t_.block_n};
       case KernelKind::gemm: return {t_.gemm.m, t_.gemm.n, t_.gemm.k};
       case KernelKind::elementwise: return {static_cast<i64>(std::get<ElementwisePlan>(s).op), 0, 0};
       default: return {0, 0, 0};
@@ -238,6 +261,10 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
     check_splitkv(problem, pass, tiling.block_n, tiling.splits);
     if (mask.active != nullptr) throw InputError("splitkv takes no block mask (dense or causal problems only)");
   }
+  if (algorithm == Algorithm::fa3) {
+    check_fa3(problem, pass, tiling.block_m, tiling.block_n);
+    if (mask.active != nullptr) throw InputError("fa3 takes no block mask (dense or causal problems only)");
+  }
   Plan plan;
   plan.algorithm = algorithm;
   plan.pass = pass;
@@ -250,6 +277,7 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
       case Algorithm::fa1_swapped: build.fa1_swapped_forward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_forward(plan.kernels); break;
       case Algorithm::splitkv: build.splitkv_forward(plan.kernels); break;
+      case Algorithm::fa3: build.fa3_forward(plan.kernels); break;
     }
   }
   if (has_backward(pass)) {
@@ -259,7 +287,8 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
       case Algorithm::fa1: build.fa1_backward(plan.kernels); break;
       case Algorithm::fa2: build.fa2_backward(plan.kernels); break;
       case Algorithm::fa1_swapped:
-      case Algorithm::splitkv: break;
+      case Algorithm::splitkv:
+      case Algorithm::fa3: break;
     }
   }
   return plan;

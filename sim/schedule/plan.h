@@ -10,6 +10,7 @@
 // Where each algorithm's loop nest lives (kernel_schedules.h):
 //   fa2 forward   Fa2ForwardSchedule::key_blocks      (AttentionTiles::KeyBlockRange)
 //   fa2 backward  Fa2BackwardSchedule::work_items
+//   fa3 forward   Fa3ForwardSchedule::key_blocks      (FA2's walk; causal: last query block first)
 //   fa1 forward   Fa1ForwardSchedule::first_key_block/next_key_block, tiles.first_m_block/next_m_block
 //   fa1 backward  Fa1BackwardSchedule (same outer loop; GQA heads; query blocks)
 //   fa1-swapped   Fa1SwappedForwardSchedule::key_blocks
@@ -24,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/schedule/fa3_schedule.h"
 #include "sim/schedule/kernel_schedules.h"
 #include "sim/schedule/tensors.h"
 #include "sim/workload/problem.h"
@@ -44,6 +46,7 @@ enum class KernelKind : std::uint8_t {
   elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd)
   splitkv_fwd,      // a partial O and LSE per (query block, split, head)
   splitkv_combine,  // O, L from the splits' partials
+  fa3_fwd,          // FlashAttention-3 forward (Hopper: TMA, wgmma, warp-specialised)
 };
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
@@ -116,7 +119,7 @@ struct ElementwisePlan {
 
 using KernelSchedule = std::variant<Fa2ForwardSchedule, Fa2BackwardSchedule, RowBlockSchedule, Fa1ForwardSchedule,
                                     Fa1BackwardSchedule, Fa1SwappedForwardSchedule, GemmPlan, SoftmaxPlan,
-                                    ElementwisePlan, SplitKvSchedule, SplitKvCombineSchedule>;
+                                    ElementwisePlan, SplitKvSchedule, SplitKvCombineSchedule, Fa3ForwardSchedule>;
 
 // What one CTA holds on an SM, as the kernel is launched.
 struct CtaShape {
@@ -149,8 +152,8 @@ struct Plan {
 // `mask` (empty: dense) views a block mask over the (block_m x block_n) tile
 // grid, in host memory for the trace and the numerics, in device memory for
 // the kernels; it must outlive the plan. Throws InputError for fa1-swapped's
-// backward (it has none), non-positive tiles, and splitkv outside its domain
-// (check_splitkv).
+// backward (it has none), non-positive tiles, and splitkv and fa3 outside
+// their domains (check_splitkv, check_fa3).
 Plan make_plan(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
                const PlanTiling& tiling, BlockMaskView mask = {});
 
@@ -163,6 +166,11 @@ HeadShape head_shape(const workload::Problem& p);
 // splitkv's domain: forward only, no block mask, 1 <= splits <= the key
 // blocks of the problem at block_n. Throws InputError naming what is valid.
 void check_splitkv(const workload::Problem& p, workload::Pass pass, i64 block_n, i64 splits);
+// fa3's domain, what its kernel covers: forward only, fp16/bf16, head dim 64
+// or 128, the kernel's one tile (Fa3ForwardSchedule::kBlockM x kBlockN), no
+// block mask. Throws InputError naming what is valid.
+void check_fa3(const workload::Problem& p, workload::Pass pass, i64 block_m, i64 block_n);
+
 // The default number of splits: enough CTAs to fill `sm_count` SMs once,
 // ceil(sm_count / (B H ceil(N_q / B_r))), at least 1 and at most the key
 // blocks ceil(N_k / B_c).

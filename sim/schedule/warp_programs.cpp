@@ -207,6 +207,90 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   return b.take();
 }
 
+// FlashAttention-3 forward (kernels/fa3/fa3_forward.cuh, fa3_forward_kernel):
+// the programs are a consumer warp's (8 of the CTA's 12 warps; the producer
+// warpgroup's one thread issues a few TMA instructions per key block and is
+// left out). Per key block n, as fwd_detail::consumer: wait K_n; issue
+// S_n = Q K_n^T and O += P_{n-1} V_{n-1} (wgmma); wait S_n, release K_n;
+// mask, online softmax of S_n; wait P V, release V_{n-1}; rescale O; P_n
+// packed to the data type.
+// Approximations: a wgmma m64nNk16 is a warpgroup's; each of its 4 warps is
+// given its 16 rows as N/8 mma.sync m16n8k16 (same FLOP), so the tensor
+// pipe's measured mma.sync rate applies (wgmma's own rate is higher); its
+// operands come from shared memory inside the tensor core (no LDSM here, so
+// no shared-memory port time); the mbarrier waits and named-barrier turn
+// taking are single ALU instructions, not synchronisation: the ping-pong of
+// the two consumer warpgroups, and a warp's softmax beside the other
+// warpgroup's GEMMs, come from the SM model interleaving the 2 consumer
+// warps of each sub-partition; the K/V stage ring is the engine's pipeline
+// depth (pipeline_stages = the schedule's stages).
+WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
+  using S = Fa3ForwardSchedule;
+  const int bn = static_cast<int>(S::kBlockN), st = bn / 8, ot = d / 8;  // n8 tiles of S and O per warp
+  ProgramBuilder b("fa3_fwd d" + std::to_string(d) + " e" + std::to_string(elem) + (masked ? " masked" : ""));
+  b.alu();  // mbar_wait: K_n landed
+  b.alu();  // named_bar_sync: this warpgroup's turn
+  b.repeat(Pipe::alu, 2 * (d / 16));  // wgmma descriptors of Q and K per k16 step
+  Fragments sacc(1, st);              // S_n: per k16 step one m16n8k16 per n8 tile
+  for (int kk = 0; kk < d / 16; ++kk)
+    for (int nt = 0; nt < st; ++nt) sacc.at(0, nt, st) = b.mma(sacc.at(0, nt, st), kNone, kNone);
+  b.alu();  // mbar_wait: V_{n-1} landed
+  b.repeat(Pipe::alu, bn / 16);  // wgmma descriptors of V per k16 step
+  // O += P_{n-1} V_{n-1}: P from registers (the previous step's, ready). The first
+  // block has none and the epilogue the last: as many P V products as steps.
+  Fragments o(1, ot);
+  for (int kk = 0; kk < bn / 16; ++kk)
+    for (int nt = 0; nt < ot; ++nt) o.at(0, nt, ot) = b.mma(o.at(0, nt, ot), kNone, kNone);
+  b.alu();  // named_bar_arrive: the other warpgroup's turn
+  b.alu();  // mbar_arrive: K_n released (wgmma.wait_group 1 is the dependence on S_n below)
+  if (masked) {  // mask_scores: the row's key end, then a compare and select per score
+    b.repeat(Pipe::alu, 2 * 4);
+    for (auto& f : sacc.last) f = b.alu(b.alu(f), f);
+  }
+  // online_softmax: per thread 2 rows, their maxima (an FMNMX per pair of
+  // scores, 4 partial chains), the quad reduction, corr = exp2(m_old - m_new),
+  // p = exp2(s scale - m) and the row sum (FADD).
+  std::vector<V> corr(2);
+  for (int hh = 0; hh < 2; ++hh) {
+    V m = kNone;
+    for (int nt = 0; nt < st; ++nt) m = b.alu(m, b.alu(sacc.at(0, nt, st)));
+    m = emit_quad_reduce(b, m, Pipe::alu);
+    const V ms = b.fma(b.alu(m));  // m * scale_log2, -inf guarded
+    corr[static_cast<size_t>(hh)] = b.mufu(b.fma(ms));
+    V sum = kNone;
+    for (int nt = 0; nt < st; ++nt) {
+      const V src = sacc.at(0, nt, st);
+      for (int e = 0; e < 2; ++e) sum = b.fma(sum, b.mufu(b.fma(src, ms)));
+    }
+    b.fma(sum, corr[static_cast<size_t>(hh)]);  // row_sum = row_sum corr + sum
+  }
+  // wgmma.wait_group 0 (P V done), release V_{n-1}; rescale O (an FMUL per
+  // accumulator register); P_n = S_n packed (an F2FP per pair of scores).
+  for (auto& f : o.last) {
+    const V done = b.alu(f);
+    for (int e = 0; e < 4; ++e) b.fma(done, corr[static_cast<size_t>(e / 2)]);
+  }
+  b.alu();  // mbar_arrive: V_{n-1} released
+  b.repeat(Pipe::alu, i64{st} * 2);
+  b.repeat(Pipe::alu, 4);  // keys.next(j), ring position, loop control
+  return b.take();
+}
+
+// The consumer's epilogue: l by a quad sum, 1 / l, O / l packed and stored
+// (4 bytes per pair of columns), L = m scale + log l by the row's first lane.
+WarpProgram fa3_forward_epilogue(int d) {
+  const int ot = d / 8;
+  ProgramBuilder b("fa3_fwd epilogue");
+  for (int hh = 0; hh < 2; ++hh) {
+    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
+    const V inv = emit_fdiv(b, b.fma(), l);
+    for (int t = 0; t < ot; ++t) b.stg(b.alu(b.fma(inv), b.fma(inv)), b.alu());
+    const V lg = b.mufu(l);
+    b.stg(b.fma(lg), b.alu());
+  }
+  return b.take();
+}
+
 // Split-KV forward (kernels/splitkv/splitkv_forward.cuh, splitkv_forward_kernel):
 // 4 warps, each on all B_r rows and a quarter of the key block's columns,
 // K/V double-buffered: issue the next block's K and V, wait for this one,
@@ -1404,6 +1488,18 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       put(out, kMainStep, splitkv_forward_step(d, bm, bn, elem, false));
       put(out, kMaskedStep, splitkv_forward_step(d, bm, bn, elem, true));
       put(out, kEpilogue, splitkv_forward_epilogue(d, bm));
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::fa3_fwd: {
+      const auto& s = k.as<Fa3ForwardSchedule>();
+      const int d = static_cast<int>(s.head_dim);
+      put(out, kMainStep, fa3_forward_step(d, elem, false));
+      put(out, kMaskedStep, fa3_forward_step(d, elem, true));
+      put(out, kEpilogue, fa3_forward_epilogue(d));
+      // The consumer warps run the programs; the producer warpgroup is idle
+      // but for its TMA issues (see fa3_forward_step).
+      out.warps = 4 * Fa3ForwardSchedule::kConsumers;
       out.tensor = true;
       break;
     }

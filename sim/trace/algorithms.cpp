@@ -62,9 +62,15 @@ void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i6
   step.compute.program = masked ? schedule::kMaskedStep : schedule::kMainStep;
 }
 
-// FlashAttention-2 forward: Q_i with the first key block, one step per
-// active key block, then O and L = m + log(l) written once.
-Generator<Step> fa2_forward_cta(const schedule::Fa2ForwardSchedule& s, i64 x, i64 y, i64 z) {
+// FlashAttention-2 forward, and FlashAttention-3's (kernels/fa3), which walks
+// the same loop in its own CTA order (Fa3ForwardSchedule::cta: causal, the
+// last query block first): Q_i with the first key block, one step per active
+// key block (an unmasked run, then the masked one), then O and L = m + log l
+// written once. FA3's producer requests K_{j+1} before V_j; the trace keeps
+// K_j and V_j in one step (the engine prefetches `stages` steps ahead, so
+// K_{j+1} is in flight while step j computes either way): the same tiles.
+template <class ForwardSchedule>
+Generator<Step> flash_forward_cta(const ForwardSchedule& s, i64 x, i64 y, i64 z) {
   const auto cta = s.cta(x, y, z);
   const auto& t = s.tiles;
   const i64 i = cta.m_block, b = cta.batch, h = cta.head, kvh = s.shape.kv_head_of(h);
@@ -414,6 +420,8 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::fa2_bwd_main:
       case KernelKind::splitkv_fwd:
       case KernelKind::gemm: return 2;
+      // TMA into the schedule's ring of K/V stages (2 at d = 128, 4 at d = 64).
+      case KernelKind::fa3_fwd: return static_cast<int>(k_.as<schedule::Fa3ForwardSchedule>().stages());
       default: return 1;
     }
   }
@@ -438,7 +446,7 @@ class PlannedKernel final : public KernelTrace {
   }
   Generator<Step> cta_steps(i64 x, i64 y, i64 z) const override {
     switch (k_.kind) {
-      case KernelKind::fa2_fwd: return fa2_forward_cta(k_.as<schedule::Fa2ForwardSchedule>(), x, y, z);
+      case KernelKind::fa2_fwd: return flash_forward_cta(k_.as<schedule::Fa2ForwardSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_preprocess: return fa2_preprocess_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_main: return fa2_backward_cta(k_.as<schedule::Fa2BackwardSchedule>(), x, y, z);
       case KernelKind::fa2_bwd_convert_dq: return fa2_convert_dq_cta(k_.as<schedule::RowBlockSchedule>(), x, y, z);
@@ -453,6 +461,7 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::splitkv_fwd: return splitkv_forward_cta(k_.as<schedule::SplitKvSchedule>(), x, y, z);
       case KernelKind::splitkv_combine:
         return splitkv_combine_cta(k_.as<schedule::SplitKvCombineSchedule>(), x, y, z);
+      case KernelKind::fa3_fwd: return flash_forward_cta(k_.as<schedule::Fa3ForwardSchedule>(), x, y, z);
     }
     throw std::logic_error("unknown kernel kind");
   }
@@ -478,6 +487,7 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
       return fwd ? schedule::Fa2ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa2BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
     case Algorithm::splitkv: return schedule::SplitKvSchedule::sram_bytes_for(p.head_dim, bm, bn, e.data);
+    case Algorithm::fa3: return schedule::Fa3ForwardSchedule::sram_bytes_for(p.head_dim, e.data);  // its one tile
     case Algorithm::fa1:
       return fwd ? schedule::Fa1ForwardSchedule{t, hs, p.head_dim, e}.sram_bytes()
                  : schedule::Fa1BackwardSchedule{t, hs, p.head_dim, e}.sram_bytes();
@@ -515,6 +525,19 @@ Tiling splitkv_default_tiling(const Problem& p, Pass pass, const GemmTiles& gemm
                    " bytes of shared memory for head dim " + std::to_string(p.head_dim));
 }
 
+// fa3's tile is its kernel's only one; the profile must hold its shared memory.
+Tiling fa3_tiling(const Problem& p, Pass pass, const GemmTiles& gemm, i64 sram_limit) {
+  using S = schedule::Fa3ForwardSchedule;
+  const i64 bytes = sram_footprint(p, Algorithm::fa3, pass, S::kBlockM, S::kBlockN, gemm, sram_limit);
+  if (bytes > sram_limit)
+    throw InputError("fa3's kernel needs " + std::to_string(bytes) + " bytes of shared memory per CTA at head dim " +
+                     std::to_string(p.head_dim) + " (Q and " + std::to_string(S::stages_for(p.head_dim, p.elem_bytes())) +
+                     " K/V stages); the profile allows " + std::to_string(sram_limit) + " bytes per block");
+  return {S::kBlockM, S::kBlockN, bytes,
+          "fa3: the kernel's one tile, Br=" + std::to_string(S::kBlockM) + " Bc=" + std::to_string(S::kBlockN), 0, 1,
+          {}};
+}
+
 }  // namespace
 
 i64 sram_footprint(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, const GemmTiles& gemm,
@@ -532,6 +555,7 @@ Tiling default_tiling(const Problem& p, Algorithm a, Pass pass, const GemmTiles&
             std::string(workload::to_string(a)) + ": mask blocks = GEMM tile " + std::to_string(gemm.m) + "x" + std::to_string(gemm.n), 0, 1, {}};
   }
   if (a == Algorithm::splitkv) return splitkv_default_tiling(p, pass, gemm, sram_limit);
+  if (a == Algorithm::fa3) return fa3_tiling(p, pass, gemm, sram_limit);
   const i64 d = p.head_dim;
   const i64 m_full = sram_limit / p.elem_bytes();
   for (i64 m = m_full, halvings = 0; m >= 4 * d; m /= 2, ++halvings) {
@@ -593,6 +617,9 @@ AlgorithmTrace build_trace(const Problem& problem, const TraceOptions& options) 
 
   if (options.block_m.has_value() != options.block_n.has_value())
     throw InputError("give both --block-m and --block-n, or neither (to use the paper's rule)");
+  if (a == Algorithm::fa3)  // before any footprint: one error naming what the kernel covers
+    schedule::check_fa3(problem, options.pass, options.block_m.value_or(schedule::Fa3ForwardSchedule::kBlockM),
+                        options.block_n.value_or(schedule::Fa3ForwardSchedule::kBlockN));
   if (options.block_m) {
     const i64 bm = *options.block_m, bn = *options.block_n;
     if (bm <= 0 || bn <= 0)

@@ -35,6 +35,9 @@ std::vector<i64> head_dims(Algorithm a) {
     IOSIM_FA2_FWD_MENU_D128_FULL(IOSIM_DIM_OF_TILE)
   } else if (a == Algorithm::splitkv) {
     IOSIM_SPLITKV_MENU_FULL(IOSIM_DIM_OF_TILE)
+  } else if (a == Algorithm::fa3) {
+    add(64);  // kernels/fa3/fa3_fwd_{fp16,bf16}_d{64,128}.cu, in every menu
+    add(128);
   } else {
     IOSIM_FA1_HEAD_DIMS(IOSIM_DIM)
   }
@@ -68,6 +71,10 @@ std::string unsupported(const workload::Problem& p, Algorithm a) {
 
 bool tile_in(KernelMenu menu, Algorithm a, bool backward, i64 d, i64 bm, i64 bn) {
   if (a == Algorithm::splitkv) return !backward && schedule::splitkv_in_menu(menu, d, bm, bn);
+  // FA3's kernel has one tile, compiled whatever the menu (kernels/CMakeLists.txt).
+  if (a == Algorithm::fa3)
+    return !backward && (d == 64 || d == 128) && bm == schedule::Fa3ForwardSchedule::kBlockM &&
+           bn == schedule::Fa3ForwardSchedule::kBlockN;
   return a == Algorithm::fa2 ? schedule::fa2_in_menu(menu, backward, d, bm, bn)
                              : schedule::fa1_in_menu(menu, backward, d, bm, bn);
 }

@@ -4,7 +4,8 @@
 // The simulator accepts any positive block sizes, head dim and data type; the
 // kernels exist for fewer: fp16 and bf16; FA1 and FA2 at head dims 64 and 128
 // with the menu's tiles (multiples of 16, from 16 to 256); splitkv at head dims
-// 64 and 128 with B_r 16 or 32 and B_c 64 or 128 (full menu); standard attention
+// 64 and 128 with B_r 16 or 32 and B_c 64 or 128 (full menu); fa3 (forward) at
+// head dims 64 and 128 with its one 128 x 128 tile (every menu); standard attention
 // at head dims that are multiples of 8 with the menu's GEMM tiles (its block
 // size only sets a mask's granularity); fa1-swapped has no kernel.
 #pragma once

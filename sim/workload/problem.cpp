@@ -209,6 +209,7 @@ std::string_view to_string(Algorithm a) {
     case Algorithm::fa1_swapped: return "fa1-swapped";
     case Algorithm::standard_eager: return "standard-eager";
     case Algorithm::splitkv: return "splitkv";
+    case Algorithm::fa3: return "fa3";
   }
   return "?";
 }
@@ -220,8 +221,9 @@ Algorithm parse_algorithm(std::string_view s) {
   if (s == "fa1-swapped") return Algorithm::fa1_swapped;
   if (s == "standard-eager") return Algorithm::standard_eager;
   if (s == "splitkv") return Algorithm::splitkv;
+  if (s == "fa3") return Algorithm::fa3;
   throw InputError("unknown algorithm '" + std::string(s) +
-                   "' (valid: standard, standard-eager, fa1, fa2, fa1-swapped, splitkv)");
+                   "' (valid: standard, standard-eager, fa1, fa2, fa1-swapped, splitkv, fa3)");
 }
 
 }  // namespace iosim::workload

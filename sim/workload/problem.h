@@ -19,7 +19,9 @@ enum class Pass { fwd, bwd, fwdbwd };
 // training, scaling, masking and dropout each a kernel over the N x N matrix.
 // splitkv: split-KV forward (flash-decoding): the key range cut into splits,
 // a partial O and log-sum-exp per split, then a combine kernel.
-enum class Algorithm { standard, fa1, fa2, fa1_swapped, standard_eager, splitkv };
+// fa3: FlashAttention-3's Hopper forward (kernels/fa3): FA2's tile walk with
+// a warp-specialised CTA, at the kernel's one 128 x 128 tile; forward only.
+enum class Algorithm { standard, fa1, fa2, fa1_swapped, standard_eager, splitkv, fa3 };
 // Standard attention, plain or eager: S, P in global memory, GEMM tiles.
 constexpr bool is_standard(Algorithm a) { return a == Algorithm::standard || a == Algorithm::standard_eager; }
 
