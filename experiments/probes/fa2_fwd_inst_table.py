@@ -6,7 +6,9 @@
 Measured: Nsight Compute's inst_executed (and the fma and xu pipes where recorded) from
 experiments/results/2026-11-25-h100-fa2-small-tiles/ (d 64, batch 16, heads 16, seq 1024)
 and the FA2 forward rows of experiments/validation/h100/grid.csv; simulated: `iosim simulate
-... --profile h100 --json`, kernels[0].sm_model.instructions. Prints sim / meas per row.
+... --profile h100 --json`, kernels[0].sm_model.instructions. Prints sim / meas per row and
+(meas - sim) per warp of the grid: what the programs miss once per warp (prologue, the
+first step's rescale) or per step (register moves and spills at the register limit).
 """
 import csv
 import glob
@@ -27,7 +29,14 @@ def sim(d, sq, sk, b, h, hkv, causal, bm, bn):
     if causal:
         args.append("--causal")
     out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
-    return out["kernels"][0]["sm_model"]["instructions"]
+    k = out["kernels"][0]
+    return dict(k["sm_model"]["instructions"], ctas=k["ctas"])
+
+
+def warps(d, bm, bn):
+    """Fa2ForwardSchedule::warps_for (sim/schedule/kernel_schedules.h)."""
+    rows = 32 if (bm > 128 or (bm >= 32 and bn + d <= 192)) else 16
+    return max(1, bm // rows)
 
 
 def small_tiles():
@@ -55,7 +64,7 @@ def grid_rows():
 
 
 def main():
-    print(f"{'source':6} {'d':>3} {'tile':>7} {'c':>1} {'shape':>22} {'meas M':>8} {'sim M':>8} {'total':>6} {'fma':>6} {'xu':>6}")
+    print(f"{'source':6} {'d':>3} {'tile':>7} {'c':>1} {'shape':>22} {'meas M':>8} {'sim M':>8} {'total':>6} {'fma':>6} {'xu':>6} {'gap/warp':>8}")
     for src, rows in (("small", small_tiles()), ("grid", grid_rows())):
         for r in rows:
             if r["meas"] is None:
@@ -65,7 +74,8 @@ def main():
             xu = f"{i['mufu'] / r['xu']:6.2f}" if r["xu"] else f"{'':6}"
             shape = f"{r['b']}x{r['h']}/{r['hkv']} {r['sq']}x{r['sk']}"
             print(f"{src:6} {r['d']:3} {r['bm']:>3}x{r['bn']:<3} {r['causal']:1} {shape:>22} {r['meas'] / 1e6:8.1f} "
-                  f"{i['total'] / 1e6:8.1f} {i['total'] / r['meas']:6.2f} {fma} {xu}")
+                  f"{i['total'] / 1e6:8.1f} {i['total'] / r['meas']:6.2f} {fma} {xu} "
+                  f"{(r['meas'] - i['total']) / (i['ctas'] * warps(r['d'], r['bm'], r['bn'])):8.0f}")
 
 
 if __name__ == "__main__":

@@ -34,15 +34,18 @@ def target(args):
     return int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
 
 
-def main_loop(code, order):
-    """(start, back edge) of the first loop whose body holds an HMMA."""
+def main_loop(code, order, which=0):
+    """(start, back edge) of the which-th loop whose body holds an HMMA (0: unmasked, 1: masked)."""
+    found = []
     for a in order:
         pred, op, args = parse(code[a])
-        if op.startswith('BRA') and pred:
+        if op.startswith('BRA') and pred and not op.startswith('BRA.DIV'):
             t = target(args)
             if t < a and any(code[x].startswith('HMMA') for x in order if t <= x < a):
-                return t, a
-    sys.exit("fa2_fwd_walk: no main loop")
+                found.append((t, a))
+    if len(found) <= which:
+        sys.exit("fa2_fwd_walk: no main loop")
+    return found[which]
 
 
 def decide(code, order, lo, hi):
@@ -58,7 +61,9 @@ def decide(code, order, lo, hi):
         t = target(args)
         ahead = [code[x] for x in order if a < x < t][:6]
         before = [code[x] for x in body[max(0, k - 12):k]]
-        if any('LDG.E.U8' in x for x in ahead):       # block-sparse mask test: dense, skipped
+        if re.match(r'U?P\d+,', args):                 # the masked loop's idle-warp test: not idle
+            d[f"{a:x}"] = False
+        elif any('LDG.E.U8' in x for x in ahead):     # block-sparse mask test: dense, skipped
             d[f"{a:x}"] = True
         elif any(x.startswith('VOTE.ANY') for x in before):  # lazy rescale: skipped
             d[f"{a:x}"] = True
@@ -91,27 +96,18 @@ def fmt(c):
     return f"{sum(c.values()):8.1f} " + " ".join(f"{k}={c.get(k, 0):.0f}" for k in keys)
 
 
-def run(listing, d, bm, bn):
+def run(listing, d, bm, bn, which=0):
     code, order = sw.read_function(listing, rf"fa2_forward_kernelI6__halfLi{d}ELi{bm}ELi{bn}ELb0E")
-    lo, hi = main_loop(code, order)
+    lo, hi = main_loop(code, order, which)
     br = decide(code, order, lo, hi + 1)
     br[f"{hi:x}"] = False
     step = sw.walk(code, order, lo, order[order.index(hi) + 1], br, {})['other']
     step = collections.Counter({k: v for k, v in step.items() if not k.startswith('op:')})
     b, t = rescale_block(code, order, lo, hi)
     resc = count(code, order, order[order.index(b) + 1], t)
-    print(f"d{d} {bm}x{bn} step {fmt(step)}")
+    print(f"d{d} {bm}x{bn} {'masked' if which else 'step'} {fmt(step)}")
     print(f"{'':10} rescale +{fmt(resc)}")
     return step, resc
-
-
-if __name__ == '__main__':
-    listing = sys.argv[1]
-    d = 128 if 'd128' in listing else 64
-    tiles = sys.argv[2:] or ['64x16', '64x32', '64x128', '128x16', '128x128']
-    for t in tiles:
-        bm, bn = map(int, t.split('x'))
-        run(listing, d, bm, bn)
 
 
 def epilogue(code, order):
@@ -136,3 +132,15 @@ def epilogue(code, order):
     exit_ = next(a for a in order if a > lo and code[a].startswith('EXIT'))
     c = sw.walk(code, order, lo, exit_, br, {})['other']
     return collections.Counter({k: v for k, v in c.items() if not k.startswith('op:')})
+
+
+if __name__ == '__main__':
+    listing = sys.argv[1]
+    d = 128 if 'd128' in listing else 64
+    tiles = sys.argv[2:] or ['64x16', '64x32', '64x128', '128x16', '128x128']
+    for t in tiles:
+        bm, bn = map(int, t.split('x'))
+        run(listing, d, bm, bn)
+        run(listing, d, bm, bn, 1)
+        code, order = sw.read_function(listing, rf"fa2_forward_kernelI6__halfLi{d}ELi{bm}ELi{bn}ELb0E")
+        print(f"{'':10} epilogue {fmt(epilogue(code, order))}")

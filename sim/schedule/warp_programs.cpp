@@ -142,12 +142,13 @@ V emit_quad_reduce(ProgramBuilder& b, V v, Pipe op) {
 // per-chunk addresses: the lane addresses and the K/V copies' base
 // addresses recomputed each step (the 255-register kernel keeps no copy of
 // them), keys.next(j) and its block-mask test, the loop's branches and the
-// uniform-datapath constants. Read off the walk of the B_c = 16 kernels
-// (IMAD on fma, the rest on alu): the same at B_r 64 and 128 (d 64).
-struct Fa2StepOverhead {
-  int fma, alu;
-};
-Fa2StepOverhead fa2_forward_step_overhead(int d) { return d <= 64 ? Fa2StepOverhead{17, 68} : Fa2StepOverhead{48, 97}; }
+// uniform-datapath constants. Read off the walk of the B_c = 16 kernel at
+// d 64 (IMAD on fma, the rest on alu); the walks of the other tiles at d 64
+// and 128 leave 14-19 fma and 62-71 alu besides their math and copies
+// (experiments/results/2026-11-25-h100-sass-fa2-fwd-walk), except the
+// kernels at the register limit, whose extra moves and spills (up to 130
+// more) are not modelled.
+constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
 
 // A K or V tile by cp.async (TileCopy::load): a thread's chunks are one
 // 16-byte LDGSTS each, the global address of each after the first one a
@@ -168,19 +169,22 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
                    (masked ? " masked" : ""));
-  const Fa2StepOverhead over = fa2_forward_step_overhead(d);
-  b.repeat(Pipe::fma, over.fma);
-  b.repeat(Pipe::alu, over.alu);
+  b.repeat(Pipe::fma, kFa2StepOverheadFma);
+  b.repeat(Pipe::alu, kFa2StepOverheadAlu);
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
   emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue V_j
-  if (masked) b.repeat(Pipe::alu, 4);         // the idle-warp test
+  if (masked) {
+    b.repeat(Pipe::alu, 4);                   // the idle-warp test
+    b.repeat(Pipe::fma, i64{mfr} * st * 2);  // S cleared (an idle warp skips the products that would)
+  }
   // S = Q K_j^T (gemm_qk): A and B by ldmatrix.
   Fragments s(mfr, st);
   emit_ldsm_gemm(b, s, mfr, st, d, true, {}, false);
-  if (masked) {  // mask_scores: the row's key end, then a compare and select per score
+  if (masked) {  // mask_scores: the row's key end, then a compare (ISETP) and select (FSEL) per score
     for (int r = 0; r < mfr * 2; ++r) b.repeat(Pipe::alu, 4);
-    for (auto& f : s.last) f = b.alu(b.alu(f), f);
+    for (auto& f : s.last)
+      for (int e = 0; e < 4; ++e) f = b.alu(b.alu(f), f);
   }
   b.alu();  // cp.async.wait: V_j landed
   b.barrier();
