@@ -76,7 +76,8 @@ void emit_zero(ProgramBuilder& b, int m_frags, int n_tiles) { b.repeat(Pipe::fma
 // Shared-memory operands by ldmatrix (kernels/common/device_primitives.cuh
 // warp_gemm, kernels/fa2/fa2_forward.cuh gemm_qk/gemm_pv): per 16-deep k slice,
 // an LDSM per 16-row A fragment (unless A is in registers) and per 16-column B
-// pair, each with one address operation, then 2 x MF HMMAs per B pair.
+// pair, each with one address operation (none where the addresses are a lane
+// address plus immediates: address_ops false), then 2 x MF HMMAs per B pair.
 void emit_ldsm_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_tiles, int k, bool a_in_smem,
                     const std::vector<V>& a_regs = {}, bool address_ops = true) {
   const int slices = k / 16, pairs = n_tiles / 2;
@@ -176,7 +177,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue V_j
   if (masked) {
     b.repeat(Pipe::alu, 4);                   // the idle-warp test
-    b.repeat(Pipe::fma, i64{mfr} * st * 2);  // S cleared (an idle warp skips the products that would)
+    b.repeat(Pipe::fma, i64{mfr} * st * 2);  // S cleared: an idle warp skips the GEMM that would start from RZ
   }
   // S = Q K_j^T (gemm_qk): A and B by ldmatrix.
   Fragments s(mfr, st);
@@ -233,8 +234,8 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
 // D/8 F2FP and STS (each with its swizzle XOR and an IMAD), and L: logf's
 // polynomial (13 FFMA, 2 FMUL, 1 FADD, I2FP), the l > 0 and lane tests
 // (3 FSETP, 2 FSEL) and one STG; the guards' branches and convergence
-// barriers (BSSY/BSYNC) and the row's addresses come to 34 alu and 6 IMAD per
-// row at both head dimensions. The store (dev::store_tile, a row guard per
+// barriers (BSSY/BSYNC) and the row's addresses come to 34 alu (the range
+// test and the STG's address among them) and 5-12 IMAD (7 at d 64) per row. The store (dev::store_tile, a row guard per
 // chunk) costs per 16-byte chunk an LDS, an STG, 9 IMAD and 17 alu.
 WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
@@ -243,9 +244,9 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   ProgramBuilder b("fa2_fwd epilogue");
   b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
-    const V l = b.fma(emit_quad_reduce(b, b.fma(), Pipe::fma));  // quad sum; l + 0 (FADD)
-    b.repeat(Pipe::alu, 34);                                     // guards, branches, the row's addresses
-    b.repeat(Pipe::fma, 6);
+    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);  // quad sum
+    b.repeat(Pipe::alu, 32);                              // guards, branches, the row's addresses
+    b.repeat(Pipe::fma, 7);
     V inv = b.mufu(b.alu(l));  // range test, MUFU.RCP
     inv = b.fma(b.fma(b.fma(inv, l)));
     for (int nd = 0; nd < ot; ++nd) {
