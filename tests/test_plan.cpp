@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -411,4 +412,44 @@ BOOST_AUTO_TEST_CASE(fa3_plan_refuses_what_its_kernel_does_not_cover) {
   Problem fp32 = problem(256, 256, 64, false);
   fp32.dtype = iosim::workload::DType::fp32;
   BOOST_CHECK_THROW(make_plan(fp32, Algorithm::fa3, Pass::fwd, tile), iosim::InputError);
+
+// FA2 forward's step program (sim/schedule/warp_programs.cpp): at a fixed
+// head dimension and warp layout, what a step executes is its per-score work
+// (linear in B_c) plus a loop overhead that does not grow with B_c, so the
+// count per pipe is affine in B_c with a non-negative intercept, and the
+// non-GEMM pipes' intercept is a real per-step cost (> 0): small key blocks
+// pay it once per B_c columns. What grows with B_c on fma and alu is only the
+// per-score softmax (kernels/fa2/fa2_forward.cuh online_softmax: per n8 tile
+// and row two FFMA, two FADD, one F2FP on fma and two FMNMX on alu) and the
+// 64-bit address step of each further cp.async chunk of K and V (2 alu):
+// no per-LDSM address operations, no register moves of S or P.
+BOOST_AUTO_TEST_CASE(fa2_forward_step_overhead_does_not_scale_with_the_key_block) {
+  for (const int d : {64, 128}) {
+    const i64 bm = 128;
+    std::vector<std::array<i64, schedule::kPipeCount>> counts;
+    for (const int bn : {16, 32, 64}) {
+      BOOST_TEST_REQUIRE(schedule::Fa2ForwardSchedule::rows_per_warp(d, bm, bn) ==
+                         schedule::Fa2ForwardSchedule::rows_per_warp(d, bm, 16));
+      PlanTiling t;
+      t.block_m = bm;
+      t.block_n = bn;
+      const auto plan = make_plan(problem(1024, 1024, d, false), Algorithm::fa2, Pass::fwd, t);
+      counts.push_back(schedule::warp_programs(plan.kernels.at(0), 2).programs.at(schedule::kMainStep).count_by_pipe());
+    }
+    for (size_t p = 0; p < static_cast<size_t>(schedule::kPipeCount); ++p) {
+      const i64 step = counts[1][p] - counts[0][p];
+      BOOST_TEST(counts[2][p] - counts[1][p] == 2 * step, "d " << d << " pipe " << p);
+      BOOST_TEST(counts[0][p] - step >= 0, "d " << d << " pipe " << p);
+    }
+    const i64 rows = 2 * schedule::Fa2ForwardSchedule::rows_per_warp(d, bm, 16) / 16;  // a thread's rows
+    const i64 threads = 32 * schedule::Fa2ForwardSchedule::warps_for(d, bm, 16);
+    const i64 more_chunks = 16 * d * 2 / 16 / threads;  // a tile's chunks per thread per 16 more keys
+    const auto fma = static_cast<size_t>(schedule::Pipe::fma), alu = static_cast<size_t>(schedule::Pipe::alu);
+    BOOST_TEST(counts[1][fma] - counts[0][fma] == rows * 2 * 5, "d " << d);
+    BOOST_TEST(counts[1][alu] - counts[0][alu] == rows * 2 * 2 + 2 * 2 * more_chunks, "d " << d);
+    for (const auto pipe : {schedule::Pipe::fma, schedule::Pipe::alu}) {
+      const auto p = static_cast<size_t>(pipe);
+      BOOST_TEST(counts[0][p] - (counts[1][p] - counts[0][p]) > 0, "d " << d << " pipe " << p);
+    }
+  }
 }

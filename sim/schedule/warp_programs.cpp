@@ -76,16 +76,17 @@ void emit_zero(ProgramBuilder& b, int m_frags, int n_tiles) { b.repeat(Pipe::fma
 // Shared-memory operands by ldmatrix (kernels/common/device_primitives.cuh
 // warp_gemm, kernels/fa2/fa2_forward.cuh gemm_qk/gemm_pv): per 16-deep k slice,
 // an LDSM per 16-row A fragment (unless A is in registers) and per 16-column B
-// pair, each with one address operation, then 2 x MF HMMAs per B pair.
+// pair, each with one address operation (none where the addresses are a lane
+// address plus immediates: address_ops false), then 2 x MF HMMAs per B pair.
 void emit_ldsm_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_tiles, int k, bool a_in_smem,
-                    const std::vector<V>& a_regs = {}) {
+                    const std::vector<V>& a_regs = {}, bool address_ops = true) {
   const int slices = k / 16, pairs = n_tiles / 2;
   auto load_slice = [&](std::vector<V>& a, std::vector<V>& bb) {
     a.assign(static_cast<size_t>(m_frags), kNone);
     bb.assign(static_cast<size_t>(pairs), kNone);
     if (a_in_smem)
-      for (int mf = 0; mf < m_frags; ++mf) a[static_cast<size_t>(mf)] = b.ldsm(b.alu());
-    for (int np = 0; np < pairs; ++np) bb[static_cast<size_t>(np)] = b.ldsm(b.alu());
+      for (int mf = 0; mf < m_frags; ++mf) a[static_cast<size_t>(mf)] = b.ldsm(address_ops ? b.alu() : kNone);
+    for (int np = 0; np < pairs; ++np) bb[static_cast<size_t>(np)] = b.ldsm(address_ops ? b.alu() : kNone);
   };
   std::vector<V> a_cur, b_cur, a_next, b_next;
   load_slice(a_cur, b_cur);
@@ -130,29 +131,69 @@ V emit_quad_reduce(ProgramBuilder& b, V v, Pipe op) {
 // ---------------------------------------------------------------------------
 // FlashAttention-2 forward (kernels/fa2/fa2_forward.cuh, fa2_forward_kernel):
 // one key block per step; kMFrags fragments of 16 query rows per warp.
+// Counted off the executed path of one unmasked step in the sm_90 SASS
+// (experiments/probes/fa2_fwd_walk.py; Nsight Compute's pipes: IMAD and F2FP
+// on fma): the GEMMs' ldmatrix addresses are the lane's address plus
+// immediates (no per-LDSM operation), the first HMMA of each accumulator
+// starts from RZ and P's registers are the A operands as they are (no clearing
+// or moves), and the rest of the loop is a per-step overhead that does not
+// scale with B_c (below).
+
+// What one step executes besides the GEMMs, the softmax and the copies'
+// per-chunk addresses: the lane addresses and the K/V copies' base
+// addresses recomputed each step (the 255-register kernel keeps no copy of
+// them), keys.next(j) and its block-mask test, the loop's branches and the
+// uniform-datapath constants. Read off the walk of the B_c = 16 kernel at
+// d 64 (IMAD on fma, the rest on alu); the walks of the other tiles at d 64
+// and 128 leave 14-19 fma and 62-71 alu besides their math and copies
+// (experiments/results/2026-11-25-h100-sass-fa2-fwd-walk), except the
+// kernels at the register limit, whose extra moves and spills (up to 130
+// more) are not modelled.
+constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
+
+// A K or V tile by cp.async (TileCopy::load): a thread's chunks are one
+// 16-byte LDGSTS each, the global address of each after the first one a
+// 64-bit add (IADD3, IADD3.X) to the previous; then the commit (LDGDEPBAR).
+void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads) {
+  const i64 chunks = ceil_div(i64{rows} * d * elem / 16, threads);
+  V addr = kNone;
+  for (i64 k = 0; k < chunks; ++k) {
+    if (k > 0) addr = b.alu(b.alu(addr));
+    b.cp_async(addr);
+  }
+  b.alu();
+}
+
 WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int st = bn / 8, ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
                    (masked ? " masked" : ""));
+  b.repeat(Pipe::fma, kFa2StepOverheadFma);
+  b.repeat(Pipe::alu, kFa2StepOverheadAlu);
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
-  emit_cp_async_tile(b, bn, d, elem, threads, masked ? 2 : 1);  // issue V_j (masked: row guard)
-  if (masked) b.repeat(Pipe::alu, 4);                            // the idle-warp test
+  emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue V_j
+  if (masked) {
+    b.repeat(Pipe::alu, 4);                   // the idle-warp test
+    b.repeat(Pipe::fma, i64{mfr} * st * 2);  // S cleared: an idle warp skips the GEMM that would start from RZ
+  }
   // S = Q K_j^T (gemm_qk): A and B by ldmatrix.
   Fragments s(mfr, st);
-  emit_ldsm_gemm(b, s, mfr, st, d, true);
-  if (masked) {  // mask_scores: the row's key end, then a compare and select per score
+  emit_ldsm_gemm(b, s, mfr, st, d, true, {}, false);
+  if (masked) {  // mask_scores: the row's key end, then a compare (ISETP) and select (FSEL) per score
     for (int r = 0; r < mfr * 2; ++r) b.repeat(Pipe::alu, 4);
-    for (auto& f : s.last) f = b.alu(b.alu(f), f);
+    for (auto& f : s.last)
+      for (int e = 0; e < 4; ++e) f = b.alu(b.alu(f), f);
   }
-  b.repeat(Pipe::alu, 6);  // keys.next(j), loop bounds
-  b.alu();                 // cp.async.wait: V_j landed
+  b.alu();  // cp.async.wait: V_j landed
   b.barrier();
-  emit_cp_async_tile(b, bn, d, elem, threads, 2);  // issue K_next (guarded)
+  emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue K_next
   // online_softmax: row maxima (two FMNMX per n8 tile), quad shuffles, the
-  // lazy-rescale vote; P = exp2(scale S - scale m) packed to the data type;
+  // lazy-rescale test (FADD, FMUL, FSETP per row) and vote (VOTE, alu); the
+  // rescale itself is skipped after the first block (a rare branch). Then
+  // P = exp2(scale S - scale m) packed to the data type (F2FP, fma) and the
   // row sums.
   std::vector<V> row_max(static_cast<size_t>(mfr * 2));
   for (int r = 0; r < mfr * 2; ++r) {
@@ -165,8 +206,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
     const V grow = b.fma(b.fma(m));  // (m_new - m) * scale_log2
     row_max[static_cast<size_t>(r)] = b.alu(grow);
   }
-  b.shfl(row_max.back());  // __any_sync
-  b.alu();                 // the warp-uniform branch around the rescale (rarely taken)
+  b.alu(row_max.back());  // __any_sync (VOTE.ANY)
   std::vector<V> p_regs;
   for (int r = 0; r < mfr * 2; ++r) {
     V ms = b.fma(row_max[static_cast<size_t>(r)]);
@@ -175,35 +215,58 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
     for (int nt = 0; nt < st; ++nt) {
       const V src = s.at(r / 2, nt, st);
       const V p0 = b.mufu(b.fma(src, ms)), p1 = b.mufu(b.fma(src, ms));
-      p_regs.push_back(b.alu(p0, p1));  // pack2
+      p_regs.push_back(b.fma(p0, p1));  // pack2 (F2FP)
       sum = b.fma(sum, b.fma(p0, p1));
     }
     b.fma(sum);  // row_sum += sum
   }
-  b.repeat(Pipe::fma, i64{mfr} * st * 2 + i64{mfr} * (bn / 16) * 4);  // clear S; P into A fragments
   // O += P V_j (gemm_pv): A = P from registers, B = V_j by ldmatrix.trans.
   Fragments o(mfr, ot);
-  emit_ldsm_gemm(b, o, mfr, ot, bn, false, p_regs);
-  b.repeat(Pipe::alu, 4);  // loop control
+  emit_ldsm_gemm(b, o, mfr, ot, bn, false, p_regs, false);
   return b.take();
 }
 
-// The forward's epilogue: O / l through shared memory, L = m scale + log l.
+// The forward's epilogue: O / l through shared memory, L = m scale + log l;
+// then the tile store. Counted off the walk of the epilogue in the sm_90 SASS
+// (experiments/probes/fa2_fwd_walk.py, the row part split from the store at
+// the barrier): per row and thread the quad sum (2 SHFL, 2 FADD), 1 / l's
+// fast path (MUFU.RCP, 2 FFMA, 1 FADD and the range test), O's 2 D/8 FMULs,
+// D/8 F2FP and STS (each with its swizzle XOR and an IMAD), and L: logf's
+// polynomial (13 FFMA, 2 FMUL, 1 FADD, I2FP), the l > 0 and lane tests
+// (3 FSETP, 2 FSEL) and one STG; the guards' branches and convergence
+// barriers (BSSY/BSYNC) and the row's addresses come to 34 alu (the range
+// test and the STG's address among them) and 5-12 IMAD (7 at d 64) per row. The store (dev::store_tile, a row guard per
+// chunk) costs per 16-byte chunk an LDS, an STG, 9 IMAD and 17 alu.
 WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd epilogue");
-  b.alu();
+  b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
-    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
-    const V inv = emit_fdiv(b, b.fma(), l);
-    for (int nd = 0; nd < ot; ++nd) b.sts(128, b.alu(b.fma(inv), b.fma(inv)), b.alu());
-    const V lg = b.mufu(l);
-    b.stg(b.fma(lg), b.alu());
+    const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);  // quad sum
+    b.repeat(Pipe::alu, 32);                              // guards, branches, the row's addresses
+    b.repeat(Pipe::fma, 7);
+    V inv = b.mufu(b.alu(l));  // range test, MUFU.RCP
+    inv = b.fma(b.fma(b.fma(inv, l)));
+    for (int nd = 0; nd < ot; ++nd) {
+      const V packed = b.fma(b.fma(inv), b.fma(inv));  // O * inv_l, F2FP
+      b.sts(128, packed, b.fma(b.alu()));
+    }
+    // L = m * scale + logf(l) for the row's first lane.
+    V lg = b.alu(b.alu(l));  // I2FP of the exponent, the l > 0 test
+    for (int k = 0; k < 13; ++k) lg = b.fma(lg);
+    lg = b.fma(b.fma(b.fma(lg)));
+    b.repeat(Pipe::alu, 4);  // FSETP, FSEL
+    b.stg(lg, b.alu());
   }
   b.barrier();
-  emit_tile_store(b, bm, d, elem, threads);
+  const i64 chunks = ceil_div(i64{bm} * d * elem / 16, threads);
+  for (i64 k = 0; k < chunks; ++k) {
+    b.repeat(Pipe::fma, 9);
+    b.repeat(Pipe::alu, 16);
+    b.stg(b.lds(512, b.alu()));
+  }
   return b.take();
 }
 

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""FA2 forward: instructions one warp executes per unmasked key-block step, by pipe, per tile.
+
+    xz -dc /work/notes/sass/fa2_fwd_fp16_d64.sass.xz > d64.sass
+    experiments/probes/fa2_fwd_walk.py d64.sass [BMxBN ...]
+
+Walks the unmasked main loop of fa2_forward_kernel<__half, D, BM, BN, false> (the first loop
+that holds HMMAs; it ends in a `BRA P1` back edge) from its first instruction to its back
+edge with sass_walk.py's rules, the branches decided as a dense, non-causal, long run takes
+them: the block-sparse test (a byte LDG of the block mask) is skipped (no mask), a next key
+block exists and is not ragged (the unguarded K copy), and the lazy rescale after VOTE.ANY
+is skipped (rescales are rare after the first blocks: kernels/fa2/fa2_forward.cuh). A branch
+no rule decides stops the script with its context. Also prints the rescale block's counts
+(from VOTE.ANY's branch to its target) and the epilogue from the masked loop's exit (the
+code after the last main-loop back edge) to EXIT, the 1/l branch and the LSE store taken.
+"""
+import collections
+import importlib.util
+import os
+import re
+import sys
+
+_spec = importlib.util.spec_from_file_location("sass_walk", os.path.join(os.path.dirname(__file__), "sass_walk.py"))
+sw = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sw)
+
+
+def parse(text):
+    m = re.match(r'(@!?U?P\w+\s+)?(\S+)\s*(.*)', text)
+    return (m.group(1) or '').strip(), m.group(2), m.group(3)
+
+
+def target(args):
+    return int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
+
+
+def main_loop(code, order, which=0):
+    """(start, back edge) of the which-th loop whose body holds an HMMA (0: unmasked, 1: masked)."""
+    found = []
+    for a in order:
+        pred, op, args = parse(code[a])
+        if op.startswith('BRA') and pred and not op.startswith('BRA.DIV'):
+            t = target(args)
+            if t < a and any(code[x].startswith('HMMA') for x in order if t <= x < a):
+                found.append((t, a))
+    if len(found) <= which:
+        sys.exit("fa2_fwd_walk: no main loop")
+    return found[which]
+
+
+def decide(code, order, lo, hi):
+    """Branch decisions for one unmasked step of a dense non-causal run."""
+    d, seen_bar = {}, 0
+    body = [a for a in order if lo <= a < hi]
+    for k, a in enumerate(body):
+        pred, op, args = parse(code[a])
+        if op.startswith('BAR.SYNC'):
+            seen_bar += 1
+        if not (op.startswith('BRA') and pred) or op.startswith('BRA.DIV'):
+            continue
+        t = target(args)
+        ahead = [code[x] for x in order if a < x < t][:6]
+        before = [code[x] for x in body[max(0, k - 12):k]]
+        if re.match(r'U?P\d+,', args):                 # the masked loop's idle-warp test: not idle
+            d[f"{a:x}"] = False
+        elif any('LDG.E.U8' in x for x in ahead):     # block-sparse mask test: dense, skipped
+            d[f"{a:x}"] = True
+        elif any(x.startswith('VOTE.ANY') for x in before):  # lazy rescale: skipped
+            d[f"{a:x}"] = True
+        elif seen_bar == 2 and 'next' not in d:
+            d[f"{a:x}"] = False                        # a next block exists
+            d['next'] = True
+        elif seen_bar == 2 and 'ragged' not in d:
+            d[f"{a:x}"] = False                        # not ragged: the unguarded copy
+            d['ragged'] = True
+    return {k: v for k, v in d.items() if k not in ('next', 'ragged')}
+
+
+def rescale_block(code, order, lo, hi):
+    for a in order:
+        if lo <= a < hi and code[a].startswith('VOTE.ANY'):
+            b = next(x for x in order if x > a and parse(code[x])[1].startswith('BRA'))
+            return b, target(parse(code[b])[2])
+
+
+def count(code, order, lo, hi):
+    c = collections.Counter()
+    for a in order:
+        if lo <= a < hi and not code[a].startswith('@!PT'):
+            c[sw.PIPE.get(parse(code[a])[1].split('.')[0], 'alu')] += 1
+    return c
+
+
+def fmt(c):
+    keys = ['tensor', 'fma', 'alu', 'xu', 'smem', 'shfl', 'global', 'barrier']
+    return f"{sum(c.values()):8.1f} " + " ".join(f"{k}={c.get(k, 0):.0f}" for k in keys)
+
+
+def run(listing, d, bm, bn, which=0):
+    code, order = sw.read_function(listing, rf"fa2_forward_kernelI6__halfLi{d}ELi{bm}ELi{bn}ELb0E")
+    lo, hi = main_loop(code, order, which)
+    br = decide(code, order, lo, hi + 1)
+    br[f"{hi:x}"] = False
+    step = sw.walk(code, order, lo, order[order.index(hi) + 1], br, {})['other']
+    step = collections.Counter({k: v for k, v in step.items() if not k.startswith('op:')})
+    b, t = rescale_block(code, order, lo, hi)
+    resc = count(code, order, order[order.index(b) + 1], t)
+    print(f"d{d} {bm}x{bn} {'masked' if which else 'step'} {fmt(step)}")
+    print(f"{'':10} rescale +{fmt(resc)}")
+    return step, resc
+
+
+def epilogue(code, order):
+    """Per-warp counts from the last main loop's exit to EXIT: every conditional branch falls
+    through (divergent guards such as the L store's lane test run their body for some lanes;
+    l > 0), except one that jumps over a CALL (the division's slow path, not taken)."""
+    loops = []
+    for a in order:
+        pred, op, args = parse(code[a])
+        if op.startswith('BRA') and pred and not op.startswith('BRA.DIV'):
+            t = target(args)
+            if t < a and any(code[x].startswith('HMMA') for x in order if t <= x < a):
+                loops.append(a)
+    lo = order[order.index(loops[-1]) + 1]
+    br = {}
+    for a in order:
+        pred, op, args = parse(code[a])
+        if a >= lo and op.startswith('BRA') and pred and not op.startswith('BRA.DIV'):
+            t = target(args)
+            k = order.index(a)
+            br[f"{a:x}"] = t > a and any(code[x].startswith('CALL') for x in order[k + 1:k + 4] if x < t)
+    exit_ = next(a for a in order if a > lo and code[a].startswith('EXIT'))
+    c = sw.walk(code, order, lo, exit_, br, {})['other']
+    return collections.Counter({k: v for k, v in c.items() if not k.startswith('op:')})
+
+
+if __name__ == '__main__':
+    listing = sys.argv[1]
+    d = 128 if 'd128' in listing else 64
+    tiles = sys.argv[2:] or ['64x16', '64x32', '64x128', '128x16', '128x128']
+    for t in tiles:
+        bm, bn = map(int, t.split('x'))
+        run(listing, d, bm, bn)
+        run(listing, d, bm, bn, 1)
+        code, order = sw.read_function(listing, rf"fa2_forward_kernelI6__halfLi{d}ELi{bm}ELi{bn}ELb0E")
+        print(f"{'':10} epilogue {fmt(epilogue(code, order))}")
