@@ -412,6 +412,7 @@ BOOST_AUTO_TEST_CASE(fa3_plan_refuses_what_its_kernel_does_not_cover) {
   Problem fp32 = problem(256, 256, 64, false);
   fp32.dtype = iosim::workload::DType::fp32;
   BOOST_CHECK_THROW(make_plan(fp32, Algorithm::fa3, Pass::fwd, tile), iosim::InputError);
+}
 
 // FA2 forward's step program (sim/schedule/warp_programs.cpp): at a fixed
 // head dimension and warp layout, what a step executes is its per-score work
