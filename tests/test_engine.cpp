@@ -18,6 +18,7 @@
 #include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
+#include "sim/engine/sm_model.h"
 #include "sim/report/engine_report.h"
 
 using namespace iosim;
@@ -879,4 +880,24 @@ BOOST_AUTO_TEST_CASE(event_queue_pops_in_time_then_push_order) {
     BOOST_TEST(!q.pop(e));
     BOOST_CHECK_THROW(q.push(slots, 0, 0), std::logic_error);
   }
+}
+
+// The warp issue interval (the compiler's stall count) holds a warp between
+// its instructions: a lone warp's independent instructions take it each; a
+// dependent chain waits the longer of it and the producer's latency, not
+// their sum.
+BOOST_AUTO_TEST_CASE(warp_issue_interval_spaces_a_warps_instructions_and_combines_with_latency_by_max) {
+  auto cycles = [](double interval, bool chain) {
+    engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+    m.warp_issue_interval = interval;
+    schedule::ProgramBuilder b("alu");
+    schedule::ProgramBuilder::Value v = schedule::ProgramBuilder::kNone;
+    for (int k = 0; k < 400; ++k) v = chain ? b.alu(v) : b.alu();
+    const schedule::WarpProgram prog = b.take();
+    return engine::SmModel(m).step_cycles(prog, 1, 1);
+  };
+  BOOST_TEST(cycles(1, false) == 400, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(cycles(2.75, false) == 1100, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(cycles(2.75, true) == 1600, boost::test_tools::tolerance(0.02));  // max(2.75, 4) per link
+  BOOST_TEST(cycles(1, true) == 1600, boost::test_tools::tolerance(0.02));
 }
