@@ -176,8 +176,10 @@ void check_fa3(const workload::Problem& p, workload::Pass pass, i64 block_m, i64
 // blocks ceil(N_k / B_c).
 i64 default_splits(const workload::Problem& p, i64 block_m, i64 block_n, i64 sm_count);
 
-// Registers per thread of a kernel as compiled for sm_90 (ptxas -v of the
-// default tiles; kernels/README.md); they set occupancy.
+// Registers per thread of a kernel kind for a tiling that no compiled kernel
+// has (ptxas -v, sm_90: typical counts of the kind's kernels); the plan takes
+// the compiled instantiation's own count where there is one
+// (kernel_registers.h). They set occupancy.
 i64 regs_per_thread(KernelKind kind, i64 head_dim);
 
 }  // namespace iosim::schedule
