@@ -253,6 +253,9 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile):
                     if v is not None:
                         row[col] = v
                         break
+            if row.get("meas_clock_hz") in (None, "") and row["meas_cycles"] and t:
+                # ncu lists no .per_second form on some GPUs (the H200's run): the same ratio.
+                row["meas_clock_hz"] = row["meas_cycles"] / (t * 1e-9)
         out.append({k2: ("" if v is None else v) for k2, v in row.items()})
     return out
 
