@@ -197,7 +197,10 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         double done = t + pt.latency;
         if (in.op == schedule::Op::wgmma) {
           // Asynchronous: the SMSP's tensor pipe takes it after what it holds
-          // (in order), for its FLOP at the wgmma rate; the warp goes on.
+          // (in order), for its FLOP at the wgmma rate; the warp goes on. Its
+          // shared-memory operands are not charged to the SM's port: the rate
+          // is measured with both operands read from shared memory, so it
+          // already holds their reads.
           double& busy = pipe_free[static_cast<size_t>(s)][static_cast<size_t>(Pipe::tensor)];
           busy = std::max(busy, t) + pipe_cycles(m_, in);
           done = busy + m_.wgmma_extra_latency;
