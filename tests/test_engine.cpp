@@ -901,3 +901,119 @@ BOOST_AUTO_TEST_CASE(warp_issue_interval_spaces_a_warps_instructions_and_combine
   BOOST_TEST(cycles(2.75, true) == 1600, boost::test_tools::tolerance(0.02));  // max(2.75, 4) per link
   BOOST_TEST(cycles(1, true) == 1600, boost::test_tools::tolerance(0.02));
 }
+
+// wgmma (schedule::Op::wgmma): an asynchronous instruction that queues in its
+// sub-partition's tensor pipe for its FLOP at the wgmma rate. A warp issuing
+// k independent wgmmas is bound by k pipe times, not by one; a dependent
+// chain (each waiting for the last through wait_group) pays the latency per
+// link; FP32 work issued behind an outstanding wgmma overlaps it.
+namespace {
+
+engine::SmMachine wgmma_machine(double extra_latency) {
+  engine::SmMachine m;  // every other pipe: one instruction per cycle, results after 4
+  m.wgmma_flop_per_cycle = 1024;  // per SMSP: a warp's m64n128k16 (65536 FLOP) holds the pipe 64 cycles
+  m.wgmma_extra_latency = extra_latency;
+  return m;
+}
+
+double lone_warp_cycles(const engine::SmMachine& m, const schedule::WarpProgram& prog) {
+  return engine::SmModel(m).step_cycles(prog, 1, 1);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(independent_wgmmas_are_bound_by_the_tensor_pipe_time_of_each) {
+  const engine::SmMachine m = wgmma_machine(30);
+  schedule::ProgramBuilder b("wgmma x20");
+  schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < 20; ++k) last = b.wgmma(128);
+  b.wgmma_wait(last);
+  const schedule::WarpProgram prog = b.take();
+  BOOST_TEST(prog.count(schedule::Pipe::tensor) == 20);
+  // 20 x 64 cycles in the pipe, then the last one's extra latency.
+  BOOST_TEST(lone_warp_cycles(m, prog) == 20 * 64 + 30, boost::test_tools::tolerance(0.01));
+  BOOST_TEST(engine::pipe_cycles(m, prog.code[0]) == 64.0);
+  // N = 64 takes half the pipe time.
+  schedule::ProgramBuilder h("wgmma n64 x20");
+  last = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < 20; ++k) last = h.wgmma(64);
+  h.wgmma_wait(last);
+  BOOST_TEST(lone_warp_cycles(m, h.take()) == 20 * 32 + 30, boost::test_tools::tolerance(0.01));
+}
+
+BOOST_AUTO_TEST_CASE(a_dependent_wgmma_chain_pays_the_latency_per_link) {
+  const engine::SmMachine m = wgmma_machine(100);
+  schedule::ProgramBuilder b("wgmma chain");
+  schedule::ProgramBuilder::Value wait = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < 20; ++k) wait = b.wgmma_wait(b.wgmma(128, wait));
+  // Per link: 64 in the pipe + 100 to the result, and the wait's cycle.
+  BOOST_TEST(lone_warp_cycles(m, b.take()) == 20 * (64 + 100 + 1), boost::test_tools::tolerance(0.02));
+}
+
+BOOST_AUTO_TEST_CASE(fp32_work_behind_an_outstanding_wgmma_overlaps_it) {
+  const engine::SmMachine m = wgmma_machine(0);
+  auto program = [](int wgmmas, int ffmas) {
+    schedule::ProgramBuilder b("overlap");
+    schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
+    for (int k = 0; k < wgmmas; ++k) last = b.wgmma(128);
+    for (int k = 0; k < ffmas; ++k) b.fma();
+    if (wgmmas > 0) b.wgmma_wait(last);
+    return b.take();
+  };
+  const double tensor = lone_warp_cycles(m, program(10, 0));  // 640
+  const double fp32 = lone_warp_cycles(m, program(0, 600));   // 600
+  const double both = lone_warp_cycles(m, program(10, 600));
+  BOOST_TEST(tensor == 640, boost::test_tools::tolerance(0.01));
+  BOOST_TEST(fp32 == 600, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(both < 0.6 * (tensor + fp32));  // not one after the other
+  BOOST_TEST(both == std::max(tensor, fp32 + 10), boost::test_tools::tolerance(0.02));  // + the 10 wgmma issues
+}
+
+// Two warps of one sub-partition share its tensor pipe: their wgmmas queue
+// behind each other (the FA3 consumers' ping-pong), while warps on different
+// sub-partitions run theirs side by side.
+BOOST_AUTO_TEST_CASE(wgmmas_of_warps_on_one_sub_partition_share_its_tensor_pipe) {
+  const engine::SmMachine m = wgmma_machine(0);
+  schedule::ProgramBuilder b("wgmma x10");
+  schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < 10; ++k) last = b.wgmma(128);
+  b.wgmma_wait(last);
+  const schedule::WarpProgram prog = b.take();
+  engine::SmModel model(m);
+  // Steady state per step (5 steps back to back): 4 warps, one per SMSP: 640; 8 warps, two per SMSP: 1280.
+  BOOST_TEST(model.step_cycles(prog, 4, 1) == 640, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(model.step_cycles(prog, 8, 1) == 1280, boost::test_tools::tolerance(0.02));
+}
+
+// The machine of a profile: a calibrated profile without wgmma's keys times
+// wgmma at the mma.sync rate and says so; with them, at the measured rate,
+// the measured m64n128k16 latency less its pipe time after the pipe.
+BOOST_AUTO_TEST_CASE(the_wgmma_machine_comes_from_sm_pipes_or_falls_back_to_mma_sync) {
+  const std::string dir = profile::default_profile_dir();
+  const profile::HardwareProfile h100 = profile::find_profile("h100-sxm5-80gb", dir);
+  BOOST_TEST_REQUIRE(h100.sm_pipes.present);
+  BOOST_TEST_REQUIRE(h100.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);  // the shipped file predates the key
+  const engine::SmMachine fallback = engine::sm_machine(h100);
+  BOOST_TEST(fallback.wgmma_flop_per_cycle == h100.sm_pipes.mma_f16_flop_per_cycle / 4, boost::test_tools::tolerance(1e-12));
+  const auto& mma = fallback.pipe[static_cast<size_t>(schedule::Pipe::tensor)];
+  BOOST_TEST(fallback.wgmma_extra_latency == mma.latency - mma.interval, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(fallback.source.find("wgmma at the mma.sync rate") != std::string::npos, fallback.source);
+  BOOST_TEST(fallback.source.find("no sm_pipes.wgmma_latency") != std::string::npos, fallback.source);
+
+  const std::string path = dir + "/h100-sxm5-80gb.yaml";
+  const profile::HardwareProfile measured = profile::load_profile(
+      path, {{"sm_pipes.wgmma_f16", "4000 FLOP/cycle"}, {"sm_pipes.wgmma_latency", "150 cycles"}});
+  const engine::SmMachine w = engine::sm_machine(measured);
+  BOOST_TEST(w.wgmma_flop_per_cycle == 1000.0);
+  BOOST_TEST(w.wgmma_extra_latency == 150 - 65536.0 / 1000, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(w.source.find("wgmma") == std::string::npos, w.source);
+  // The mma.sync pipe is the same with or without the keys.
+  BOOST_TEST(w.pipe[static_cast<size_t>(schedule::Pipe::tensor)].interval == mma.interval);
+
+  // A datasheet profile: the tensor rate of its datasheet.
+  const profile::HardwareProfile a = a100();
+  const engine::SmMachine d = engine::sm_machine(a);
+  BOOST_TEST(d.wgmma_flop_per_cycle * 4 ==
+                 a.tensor_fp16_flops_per_s / (static_cast<double>(a.sm_count) * a.sm_clock_hz),
+             boost::test_tools::tolerance(1e-9));
+}

@@ -401,6 +401,56 @@ BOOST_AUTO_TEST_CASE(fa3_plan_launches_its_kernel_with_the_schedules_resources) 
     }
 }
 
+// fa3's step program issues the kernel's wgmmas (fa3_forward.cuh issue_qk,
+// issue_pv): per key block d/16 m64n128k16 for S and B_c/16 m64n{d}k16 for
+// P V, each one asynchronous instruction per warp carrying its 16 rows' FLOP
+// (together the step's GEMM FLOP over the 8 consumer warps), and two
+// wait_groups (S, then P V) that the softmax and the rescale of O wait for.
+BOOST_AUTO_TEST_CASE(fa3_step_issues_the_kernels_wgmmas_and_waits_for_them) {
+  using S = schedule::Fa3ForwardSchedule;
+  for (const i64 d : {64, 128}) {
+    const auto plan = make_plan(problem(1024, 1024, d, false), Algorithm::fa3, Pass::fwd,
+                                PlanTiling{S::kBlockM, S::kBlockN, {}});
+    const auto progs = schedule::warp_programs(plan.kernels.at(0), 2);
+    for (const int step : {schedule::kMainStep, schedule::kMaskedStep}) {
+      const schedule::WarpProgram& prog = progs.programs.at(step);
+      i64 n128 = 0, nd = 0, other = 0, waits = 0, plain_tensor = 0;
+      i64 flop = 0;
+      std::vector<i64> waited;
+      for (const schedule::Instr& in : prog.code) {
+        if (in.op == schedule::Op::wgmma) {
+          flop += in.flop;
+          (in.flop == 16 * 128 * 16 * 2 ? n128 : in.flop == 16 * d * 16 * 2 ? nd : other) += 1;
+        } else if (in.op == schedule::Op::wgmma_wait) {
+          ++waits;
+          BOOST_TEST_REQUIRE(in.sources == 1);
+          waited.push_back(in.source[0]);
+        } else if (in.pipe == schedule::Pipe::tensor) {
+          ++plain_tensor;
+        }
+      }
+      BOOST_TEST(plain_tensor == 0, "no mma.sync in FA3");
+      BOOST_TEST(other == 0);
+      if (d == 128) {
+        BOOST_TEST(n128 + nd == d / 16 + S::kBlockN / 16);
+      } else {
+        BOOST_TEST(n128 == d / 16);
+        BOOST_TEST(nd == S::kBlockN / 16);
+      }
+      // 8 warps x this warp's FLOP = the step's S and P V products.
+      BOOST_TEST(8 * flop == 2 * (2 * S::kBlockM * S::kBlockN * d));
+      // The first wait is for S's last wgmma, the second for P V's last.
+      BOOST_TEST_REQUIRE(waits == 2);
+      const auto& a = prog.code.at(static_cast<size_t>(waited[0]));
+      const auto& b = prog.code.at(static_cast<size_t>(waited[1]));
+      BOOST_TEST((a.op == schedule::Op::wgmma && a.flop == 16 * 128 * 16 * 2));
+      BOOST_TEST((b.op == schedule::Op::wgmma && b.flop == 16 * d * 16 * 2));
+      BOOST_TEST(waited[1] > waited[0]);
+      BOOST_TEST(prog.count(schedule::Pipe::tensor) == d / 16 + S::kBlockN / 16);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(fa3_plan_refuses_what_its_kernel_does_not_cover) {
   using S = schedule::Fa3ForwardSchedule;
   const PlanTiling tile{S::kBlockM, S::kBlockN, {}};

@@ -108,6 +108,11 @@ CalibrationMeasurements made_up_measurements() {
   m.alu_latency = {4.1, "fmnmx chain"};
   m.mufu_latency = {17.0, "ex2 chain"};
   m.shfl_latency = {24.0, "shfl chain"};
+  m.wgmma_f16 = {3911.4, 1702.5e6, "wgmma setup", 1710.0e6};
+  m.wgmma_bf16 = {3907.0, 1701.0e6, "wgmma bf16 setup"};
+  m.wgmma_rs_n128 = {3890.0, 1700.0e6, "wgmma rs setup"};
+  m.wgmma_rs_n64 = {3500.0, 1700.0e6, "wgmma rs n64 setup"};
+  m.wgmma_latency = {120.5, "wgmma chain setup"};
   return m;
 }
 
@@ -140,8 +145,10 @@ BOOST_AUTO_TEST_CASE(every_key_has_a_description_a_field_and_a_range_that_fits_i
 
 BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
   const std::vector<std::string> expected{"clock_tensor_load", "clock_memory_load", "mma_f16",   "mma_bf16",
+                                          "wgmma_f16",
                                           "fp32",              "mufu_ex2",          "smem_ldmatrix",
                                           "issue",             "l2_load_per_sm",    "mma_latency",
+                                          "wgmma_latency",
                                           "barrier_latency",   "alu",               "shfl",
                                           "fp32_latency",      "alu_latency",       "mufu_latency",
                                           "shfl_latency"};
@@ -157,6 +164,13 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
   BOOST_TEST(kind_name(find_key("sm_pipes.issue")->kind) == "inst/cycle");
   BOOST_TEST(find_key("sm_pipes.mma_bf16")->range.contains(0.0));
   BOOST_TEST(!find_key("sm_pipes.mma_f16")->range.contains(0.0));
+  // wgmma's keys are optional (sm_90a only) but, where given, positive.
+  BOOST_TEST(kind_name(find_key("sm_pipes.wgmma_f16")->kind) == "FLOP/cycle");
+  BOOST_TEST(kind_name(find_key("sm_pipes.wgmma_latency")->kind) == "latency");
+  for (const char* k : {"sm_pipes.wgmma_f16", "sm_pipes.wgmma_latency"}) {
+    BOOST_TEST(!find_key(k)->required, k);
+    BOOST_TEST(!find_key(k)->range.contains(0.0), k);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(readme_key_tables_are_the_ones_generated_from_the_schema) {
@@ -251,6 +265,37 @@ BOOST_AUTO_TEST_CASE(the_section_loads_in_base_units_and_bf16_may_be_absent) {
       load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + "  mma_bf16: {value: 0 FLOP/cycle, source: \"x\"}\n"))
                        .string());
   BOOST_TEST(q.sm_pipes.mma_bf16_flop_per_cycle == 0.0);
+}
+
+// wgmma's keys: valid with the section, absent (0) without, malformed
+// values rejected like any other key's.
+const std::string kWgmma =
+    "  wgmma_f16: {value: 4096 FLOP/cycle, source: \"x\"}\n"
+    "  wgmma_latency: {value: 128 cycles, source: \"x\"}\n";
+
+BOOST_AUTO_TEST_CASE(the_wgmma_keys_load_where_given_and_are_zero_where_absent) {
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + kWgmma)).string());
+  BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == 4096.0);
+  BOOST_TEST(p.sm_pipes.wgmma_latency_cycles == 128.0);
+  const HardwareProfile q = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes)).string());
+  BOOST_TEST(q.sm_pipes.present);
+  BOOST_TEST(q.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);
+  BOOST_TEST(q.sm_pipes.wgmma_latency_cycles == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_wgmma_values_are_rejected_naming_the_key) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string w = kWgmma;
+    w.replace(w.find(from), from.size(), to);
+    return with_pipes(kPipes + w);
+  };
+  expect_rejected(with("4096 FLOP/cycle", "0 FLOP/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "is not positive");
+  expect_rejected(with("4096 FLOP/cycle", "4096 op/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "not FLOP per cycle");
+  expect_rejected(with("128 cycles", "128 FLOP/cycle"), "wgmma_latency", "sm_pipes.wgmma_latency",
+                  "is FLOP per cycle, not a latency");
+  expect_rejected(with("128 cycles", "fast"), "wgmma_latency", "sm_pipes.wgmma_latency",
+                  "is not a number followed by a unit");
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_required_key_of_the_section_is_rejected_at_the_section) {
@@ -404,6 +449,30 @@ BOOST_AUTO_TEST_CASE(a_gpu_without_bf16_gets_none_and_no_bf16_pipe) {
       load_profile(dir.write_yaml("x", write_profile_yaml(draft_from_measurements(m, "x"))).string());
   BOOST_TEST(p.tensor_bf16_flops_per_s == 0.0);
   BOOST_TEST(p.sm_pipes.mma_bf16_flop_per_cycle == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_gpu_without_wgmma_gets_no_wgmma_keys_and_one_with_it_gets_both) {
+  CalibrationMeasurements m = made_up_measurements();
+  const ProfileDraft with = draft_from_measurements(m, "x");
+  BOOST_TEST(close(with.values.at("sm_pipes.wgmma_f16").number, 3911.4));
+  BOOST_TEST(close(with.values.at("sm_pipes.wgmma_latency").number, 120.5));
+  // The other shapes and bf16 are reported beside the key's value.
+  const std::string how = with.values.at("sm_pipes.wgmma_f16").how;
+  BOOST_TEST(how.find("wgmma setup") != std::string::npos, how);
+  BOOST_TEST(how.find("m64n64k16 RS 3500 FLOP") != std::string::npos, how);
+  BOOST_TEST(how.find("bf16 3907 FLOP") != std::string::npos, how);
+  m.wgmma_f16 = {};
+  m.wgmma_bf16 = {};
+  m.wgmma_rs_n128 = {};
+  m.wgmma_rs_n64 = {};
+  m.wgmma_latency = {};
+  const ProfileDraft without = draft_from_measurements(m, "x");
+  BOOST_TEST(without.values.count("sm_pipes.wgmma_f16") == 0u);
+  BOOST_TEST(without.values.count("sm_pipes.wgmma_latency") == 0u);
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("x", write_profile_yaml(without)).string());
+  BOOST_TEST(p.sm_pipes.present);
+  BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(counter_ratios_that_are_not_powers_of_two_are_refused) {

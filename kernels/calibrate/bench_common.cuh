@@ -90,6 +90,29 @@ __device__ __forceinline__ void timed_loop(WarpRecord* records, std::uint64_t du
     records[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = span_record(c0, c1, g0, g1, iterations * work_per_iteration);
 }
 
+// timed_loop for bodies the CTA's warps must run the same number of times
+// (wgmma is warpgroup-collective: every warp of the warpgroup issues each
+// one): thread 0 decides for the whole CTA, through a barrier per check.
+template <int kUnroll, class Body>
+__device__ __forceinline__ void timed_loop_cta(WarpRecord* records, std::uint64_t duration_ns,
+                                               std::uint64_t work_per_iteration, Body&& body) {
+  __syncthreads();
+  const std::uint64_t g0 = global_ns();
+  const std::uint64_t c0 = clock_cycles();
+  std::uint64_t iterations = 0;
+  bool more = true;
+  while (more) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) body();
+    iterations += kUnroll;
+    more = __syncthreads_or(threadIdx.x == 0 && global_ns() - g0 < duration_ns) != 0;
+  }
+  const std::uint64_t c1 = clock_cycles();
+  const std::uint64_t g1 = global_ns();
+  if ((threadIdx.x & 31) == 0)
+    records[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = span_record(c0, c1, g0, g1, iterations * work_per_iteration);
+}
+
 // Host: a grid of as many CTAs of `threads` as fit on every SM at once (at
 // most max_per_sm each): one wave, so every CTA runs for the whole kernel.
 template <class Kernel>

@@ -92,4 +92,15 @@ profile::Measured mufu_latency(const Plan& plan);
 profile::Measured shfl_latency(const Plan& plan);
 profile::Measured barrier_latency(const Plan& plan);
 
+// sm90a/wgmma.cu (compiled for sm_90a only): call only where has_wgmma.
+bool has_wgmma(const Plan& plan);  // compute capability 9.0
+enum class WgmmaForm {
+  ss_f16,       // m64n128k16 f16, A and B from shared memory: sm_pipes.wgmma_f16
+  ss_bf16,      // the same in bf16
+  rs_f16_n128,  // m64n128k16 f16, A from registers (FA3's P V at d = 128)
+  rs_f16_n64,   // m64n64k16 f16, A from registers (FA3's P V at d = 64)
+};
+profile::PipeRate wgmma_rate(const Plan& plan, WgmmaForm form);
+profile::Measured wgmma_latency(const Plan& plan);
+
 }  // namespace iosim::calibrate::bench

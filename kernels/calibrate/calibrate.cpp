@@ -246,6 +246,32 @@ std::vector<i64> parse_grid_sizes(const std::string& text) {
                           [](i64 v) { return v <= 2147483647LL; });
 }
 
+namespace {
+
+// wgmma exists on sm_90a only (its kernels are compiled for nothing else):
+// elsewhere its measurements stay 0 and the profile has no wgmma keys.
+void run_wgmma(Steps& steps, const bench::Plan& plan, profile::CalibrationMeasurements& m, std::ostream* log) {
+  if (!bench::has_wgmma(plan)) {
+    if (log != nullptr)
+      *log << "  wgmma: not measured (compute capability " << m.device.cc_major << "." << m.device.cc_minor
+           << "; wgmma needs sm_90a): the profile gets no sm_pipes.wgmma_f16 / wgmma_latency\n";
+    return;
+  }
+  using bench::WgmmaForm;
+  m.wgmma_f16 = steps.run("wgmma f16", [&] { return bench::wgmma_rate(plan, WgmmaForm::ss_f16); });
+  m.wgmma_bf16 = steps.run("wgmma bf16", [&] { return bench::wgmma_rate(plan, WgmmaForm::ss_bf16); });
+  m.wgmma_rs_n128 = steps.run("wgmma RS n128", [&] { return bench::wgmma_rate(plan, WgmmaForm::rs_f16_n128); });
+  m.wgmma_rs_n64 = steps.run("wgmma RS n64", [&] { return bench::wgmma_rate(plan, WgmmaForm::rs_f16_n64); });
+  m.wgmma_latency = steps.run("wgmma latency", [&] { return bench::wgmma_latency(plan); });
+  if (log != nullptr)
+    *log << "  wgmma per SM per cycle: m64n128k16 SS f16 " << num(m.wgmma_f16.per_cycle) << " FLOP, bf16 "
+         << num(m.wgmma_bf16.per_cycle) << ", RS n128 " << num(m.wgmma_rs_n128.per_cycle) << ", RS n64 "
+         << num(m.wgmma_rs_n64.per_cycle) << "; clock " << clocks(m.wgmma_f16.clock_hz, m.wgmma_f16.timer_clock_hz)
+         << "; latency " << num(m.wgmma_latency.value) << " cycles (" << m.wgmma_latency.setup << ")\n";
+}
+
+}  // namespace
+
 profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   require_gpu();
   Steps steps(log);
@@ -318,6 +344,7 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.alu_latency = steps.run("FMNMX latency", [&] { return bench::alu_latency(plan); });
   m.mufu_latency = steps.run("ex2 latency", [&] { return bench::mufu_latency(plan); });
   m.shfl_latency = steps.run("shfl latency", [&] { return bench::shfl_latency(plan); });
+  run_wgmma(steps, plan, m, log);
   if (log != nullptr) {
     *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP, bf16 " << num(m.mma_bf16.per_cycle)
          << ", FFMA " << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "

@@ -275,12 +275,17 @@ class KernelRunner {
     const SmMachine& m = sm_model_.machine();
     const auto& n = pipe_counts(prog);
     for (size_t q = 0; q < n.size(); ++q) instructions_[q] += n[q] * warps_;
-    auto busy = [&](schedule::Pipe pp) {
-      return static_cast<double>(n[static_cast<size_t>(pp)]) * m.pipe[static_cast<size_t>(pp)].interval *
-             static_cast<double>(warps_) / 4.0 * clock_scale_;
+    const Wgmmas& wg = wgmmas(prog);
+    auto busy = [&](schedule::Pipe pp, i64 count) {
+      return static_cast<double>(count) * m.pipe[static_cast<size_t>(pp)].interval * static_cast<double>(warps_) /
+             4.0 * clock_scale_;
     };
-    const double tensor = busy(schedule::Pipe::tensor);
-    const double other = std::max({busy(schedule::Pipe::fma), busy(schedule::Pipe::mufu), busy(schedule::Pipe::alu)});
+    auto busy_all = [&](schedule::Pipe pp) { return busy(pp, n[static_cast<size_t>(pp)]); };
+    // mma.sync by the pipe's interval; wgmma by its FLOP at the wgmma rate.
+    double tensor = busy(schedule::Pipe::tensor, n[static_cast<size_t>(schedule::Pipe::tensor)] - wg.count);
+    if (wg.count > 0) tensor += wg.pipe_cycles * static_cast<double>(warps_) / 4.0 * clock_scale_;
+    const double other =
+        std::max({busy_all(schedule::Pipe::fma), busy_all(schedule::Pipe::mufu), busy_all(schedule::Pipe::alu)});
     pipe_busy_ += std::min(duration, std::max(tensor, other));
     fp32_sfu_busy_ += std::min(duration, other);
   }
@@ -365,6 +370,24 @@ class KernelRunner {
       if (program == &prog) return counts;
     pipe_counts_.emplace_back(&prog, prog.count_by_pipe());
     return pipe_counts_.back().second;
+  }
+  // A program's wgmma instructions and their tensor-pipe cycles (one warp).
+  struct Wgmmas {
+    i64 count = 0;
+    double pipe_cycles = 0;
+  };
+  std::vector<std::pair<const schedule::WarpProgram*, Wgmmas>> wgmmas_;
+  const Wgmmas& wgmmas(const schedule::WarpProgram& prog) {
+    for (const auto& [program, w] : wgmmas_)
+      if (program == &prog) return w;
+    Wgmmas w;
+    for (const schedule::Instr& in : prog.code)
+      if (in.op == schedule::Op::wgmma) {
+        ++w.count;
+        w.pipe_cycles += engine::pipe_cycles(sm_model_.machine(), in);
+      }
+    wgmmas_.emplace_back(&prog, w);
+    return wgmmas_.back().second;
   }
 };
 

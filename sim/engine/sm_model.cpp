@@ -32,7 +32,25 @@ double warp_issue_interval(const profile::HardwareProfile& p) {
   return p.compute_capability.rfind("9.", 0) == 0 ? kSm90WarpIssueInterval : 1.0;
 }
 
+// A warp's share (16 rows) of wgmma m64n128k16, the shape
+// sm_pipes.wgmma_latency is measured at.
+constexpr double kWgmmaLatencyFlop = 16.0 * 128 * 16 * 2;
+
+// wgmma's rate per SMSP and its latency beyond the pipe time, from a rate per
+// SM and a latency measured at m64n128k16. The part beyond the pipe time is
+// taken as independent of N (a smaller wgmma is shorter in the pipe, not in
+// the fetch and write-back around it).
+void set_wgmma(SmMachine& m, double flop_per_sm_cycle, double latency_m64n128) {
+  m.wgmma_flop_per_cycle = std::max(flop_per_sm_cycle, 1.0) / kSmsps;
+  m.wgmma_extra_latency = std::max(0.0, latency_m64n128 - kWgmmaLatencyFlop / m.wgmma_flop_per_cycle);
+}
+
 }  // namespace
+
+double pipe_cycles(const SmMachine& m, const schedule::Instr& in) {
+  if (in.op == schedule::Op::wgmma) return static_cast<double>(in.flop) / m.wgmma_flop_per_cycle;
+  return m.pipe[static_cast<size_t>(in.pipe)].interval;
+}
 
 SmMachine sm_machine(const profile::HardwareProfile& p) {
   SmMachine m;
@@ -53,6 +71,18 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     m.clock_other_hz = s.clock_memory_load_hz;
     m.measured = true;
     m.source = "sm_pipes of profile '" + p.name + "' (iosim calibrate)";
+    // wgmma (sm_90a) is measured only where calibrate ran on a Hopper GPU.
+    // Without the rate, a wgmma takes the tensor pipe as long as the
+    // mma.sync m16n8k16 of its FLOP would; without the latency, its result
+    // comes mma.sync's latency beyond its interval after the pipe is done.
+    const PipeTiming mma = pipe_of(m, Pipe::tensor);
+    const bool rate = s.wgmma_f16_flop_per_cycle > 0, latency = s.wgmma_latency_cycles > 0;
+    const double rate_per_sm = rate ? s.wgmma_f16_flop_per_cycle : s.mma_f16_flop_per_cycle;
+    const double fallback_latency = kWgmmaLatencyFlop / (rate_per_sm / kSmsps) + std::max(0.0, mma.latency - mma.interval);
+    set_wgmma(m, rate_per_sm, latency ? s.wgmma_latency_cycles : fallback_latency);
+    if (!rate) m.source += "; wgmma at the mma.sync rate (the profile has no sm_pipes.wgmma_f16)";
+    if (!latency)
+      m.source += "; wgmma's latency beyond its pipe time = mma.sync's (the profile has no sm_pipes.wgmma_latency)";
     return m;
   }
   const double sms = static_cast<double>(p.sm_count), clk = p.sm_clock_hz;
@@ -73,6 +103,10 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
   m.warp_issue_interval = warp_issue_interval(p);
   m.clock_tensor_hz = clk;
   m.clock_other_hz = clk;
+  // wgmma at the datasheet tensor rate, with the assumed latency beyond the
+  // pipe time that mma.sync has here.
+  const PipeTiming mma = pipe_of(m, Pipe::tensor);
+  set_wgmma(m, tensor_per_sm, kWgmmaLatencyFlop / (std::max(tensor_per_sm, 1.0) / kSmsps) + mma.latency - mma.interval);
   m.measured = false;
   m.source = "datasheet rates of profile '" + p.name + "'; latencies assumed (Hopper-like)";
   return m;
@@ -138,7 +172,9 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     const Instr& in = code[x.pc];
     double e = std::max({t, x.not_before, x.next_issue});
     for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
-    if (in.pipe != Pipe::barrier) e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
+    // A wgmma does not wait for the tensor pipe: it queues there (below).
+    if (in.pipe != Pipe::barrier && in.op != schedule::Op::wgmma)
+      e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
     // Shared-memory instructions queue for the SM's port (the MIO queue):
     // a warp stalls only when the backlog exceeds the queue's depth.
     if (in.pipe == Pipe::smem) e = std::max(e, smem_free - m_.smem_queue_cycles);
@@ -159,14 +195,26 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         const Instr& in = code[x.pc];
         const PipeTiming& pt = m_.pipe[static_cast<size_t>(in.pipe)];
         double done = t + pt.latency;
-        if (in.pipe == Pipe::smem) {
+        if (in.op == schedule::Op::wgmma) {
+          // Asynchronous: the SMSP's tensor pipe takes it after what it holds
+          // (in order), for its FLOP at the wgmma rate; the warp goes on. Its
+          // shared-memory operands are not charged to the SM's port: the rate
+          // is measured with both operands read from shared memory, so it
+          // already holds their reads.
+          double& busy = pipe_free[static_cast<size_t>(s)][static_cast<size_t>(Pipe::tensor)];
+          busy = std::max(busy, t) + pipe_cycles(m_, in);
+          done = busy + m_.wgmma_extra_latency;
+        } else if (in.op == schedule::Op::wgmma_wait) {
+          done = t + 1;  // its sources (the wgmmas it waits for) were ready when it issued
+        } else if (in.pipe == Pipe::smem) {
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;
           done = smem_free + pt.latency;
         } else if (in.pipe == Pipe::global && (in.bytes == 0 || external_loads)) {
           done = t + 1;  // a store, an asynchronous copy, or a load the engine waits for
         }
-        if (in.pipe != Pipe::barrier) pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
+        if (in.pipe != Pipe::barrier && in.op != schedule::Op::wgmma)
+          pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
         x.ready[x.pc] = done;
         // The hold runs from the cycle the warp was due (its fractional mean
         // carries over), or from now when something else kept it waiting.

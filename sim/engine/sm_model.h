@@ -46,11 +46,21 @@ struct SmMachine {
   // holds the warp that long, whether or not the next instruction needs the
   // result; 1 = no such hold. Combined with operand readiness by max.
   double warp_issue_interval = 1;
+  // Asynchronous warpgroup MMA (wgmma, schedule::Op::wgmma): the tensor pipe
+  // of an SMSP runs a warp's share of one in flop / wgmma_flop_per_cycle
+  // cycles, a warp's wgmmas in order behind whatever the pipe holds, and the
+  // result is ready wgmma_extra_latency cycles after the pipe finishes it.
+  double wgmma_flop_per_cycle = 1024;  // per SMSP
+  double wgmma_extra_latency = 0;
   double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
   double clock_other_hz = 0;          // SM clock otherwise
   bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)
   std::string source;                 // where the values come from
 };
+
+// Cycles an instruction holds its SMSP's pipe: a wgmma its FLOP at the wgmma
+// rate, anything else the pipe's interval.
+double pipe_cycles(const SmMachine& m, const schedule::Instr& in);
 
 // The machine of a profile: its measured `sm_pipes`, or, where the profile has
 // none, values derived from its datasheet rates and generic latencies (the

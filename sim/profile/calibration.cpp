@@ -195,6 +195,23 @@ void add_compute(ProfileDraft& d, const CalibrationMeasurements& m) {
                                          mhz(m.mufu_ex2.clock_hz) + " under that load");
 }
 
+// wgmma exists on sm_90a only: a GPU without it has no measurement (0), and
+// its profile no key (the SM model then falls back to the mma.sync rate).
+void add_wgmma(ProfileDraft& d, const CalibrationMeasurements& m, const std::string& all, const std::string& clock) {
+  if (m.wgmma_f16.per_cycle > 0) {
+    std::string also;
+    auto beside = [&](const PipeRate& r, const std::string& what) {
+      if (r.per_cycle > 0) also += "; " + what + " " + num(r.per_cycle, 5) + " FLOP per SM per cycle";
+    };
+    beside(m.wgmma_bf16, "the same in bf16");
+    beside(m.wgmma_rs_n128, "m64n128k16 with A from registers (RS)");
+    beside(m.wgmma_rs_n64, "m64n64k16 RS");
+    d.values["sm_pipes.wgmma_f16"] = measured(m.wgmma_f16.per_cycle, all + pipe_text(m.wgmma_f16, "FLOP") + clock + also);
+  }
+  if (m.wgmma_latency.value > 0)
+    d.values["sm_pipes.wgmma_latency"] = measured(m.wgmma_latency.value, m.wgmma_latency.setup);
+}
+
 void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   const std::string all = std::to_string(m.device.sm_count) + " SMs busy, " + runs(m) + ", ";
   const std::string clock = " (cycles: clock64 per warp over its timed loop; clock: the longest SM's clock64 span "
@@ -222,6 +239,7 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["sm_pipes.alu_latency"] = measured(m.alu_latency.value, m.alu_latency.setup);
   d.values["sm_pipes.mufu_latency"] = measured(m.mufu_latency.value, m.mufu_latency.setup);
   d.values["sm_pipes.shfl_latency"] = measured(m.shfl_latency.value, m.shfl_latency.setup);
+  add_wgmma(d, m, all, clock);
 }
 
 }  // namespace

@@ -140,6 +140,15 @@ struct CalibrationMeasurements {
   Measured alu_latency;
   Measured mufu_latency;
   Measured shfl_latency;
+  // wgmma (sm_90a only; all 0 elsewhere, and the draft leaves the keys out).
+  // f16 is the key's value (m64n128k16, A and B from shared memory); the
+  // others are kept in its source text for comparison: bf16 at the same
+  // shape, and the register-A (RS) form at FA3's P V shapes.
+  PipeRate wgmma_f16;
+  PipeRate wgmma_bf16;
+  PipeRate wgmma_rs_n128;  // m64n128k16 f16, A from registers
+  PipeRate wgmma_rs_n64;   // m64n64k16 f16, A from registers
+  Measured wgmma_latency;  // one warpgroup, dependent m64n128k16 (SS), cycles per wgmma
 };
 
 // The draft profile (every schema key, sources included), named `name`.

@@ -80,12 +80,14 @@ struct HardwareProfile {
     double clock_memory_load_hz = 0;           // during a DRAM-bound streaming copy
     double mma_f16_flop_per_cycle = 0;         // mma.sync m16n8k16 f16 -> f32, all SMs busy
     double mma_bf16_flop_per_cycle = 0;        // the same with bf16 inputs; 0 = unsupported or absent
+    double wgmma_f16_flop_per_cycle = 0;       // wgmma m64n128k16 f16 (SS), all SMs busy; 0 = absent (not sm_90a)
     double fp32_op_per_cycle = 0;              // FFMA lane-ops (one FMA = 1 op)
     double mufu_ex2_op_per_cycle = 0;          // ex2.approx.f32 lane-ops
     double smem_ldmatrix_bytes_per_cycle = 0;  // shared-memory bytes delivered by ldmatrix.x4
     double issue_inst_per_cycle = 0;           // warp instructions issued
     double l2_load_bytes_per_cycle = 0;        // L2 -> SM bytes ONE SM can pull
     double mma_latency_cycles = 0;             // dependent mma.sync m16n8k16 chain, one warp
+    double wgmma_latency_cycles = 0;           // dependent wgmma m64n128k16 chain, one warpgroup; 0 = absent
     double barrier_latency_cycles = 0;         // __syncthreads with 8 warps, back to back
     double alu_op_per_cycle = 0;               // FMNMX lane-ops (the ALU pipe)
     double shfl_op_per_cycle = 0;              // shfl.sync lane-ops

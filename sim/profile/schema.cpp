@@ -155,6 +155,11 @@ std::vector<SchemaSection> build_schema() {
         zero_allowed(key("mma_bf16", ValueKind::flop_per_cycle, opt, &S::mma_bf16_flop_per_cycle,
                          "sm_pipes.mma_bf16_flop_per_cycle",
                          "the same with bf16 inputs (0 or absent where unsupported)")),
+        key("wgmma_f16", ValueKind::flop_per_cycle, opt, &S::wgmma_f16_flop_per_cycle,
+            "sm_pipes.wgmma_f16_flop_per_cycle",
+            "FLOP per SM per cycle of wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16, A and B from shared "
+            "memory (descriptors), all SMs busy, several warpgroups per SM, groups in flight (sm_90a only: "
+            "absent elsewhere; the SM model then times wgmma at the mma.sync rate)"),
         key("fp32", ValueKind::op_per_cycle, req, &S::fp32_op_per_cycle, "sm_pipes.fp32_op_per_cycle",
             "FP32 FFMA lane-ops per SM per cycle (one FMA = 1 op)"),
         key("mufu_ex2", ValueKind::op_per_cycle, req, &S::mufu_ex2_op_per_cycle, "sm_pipes.mufu_ex2_op_per_cycle",
@@ -169,6 +174,9 @@ std::vector<SchemaSection> build_schema() {
             "L2 -> SM bytes per cycle that ONE SM can pull (ld.global.cg 16 B, L2-resident data, many warps)"),
         key("mma_latency", ValueKind::latency, req, &S::mma_latency_cycles, "sm_pipes.mma_latency_cycles",
             "dependent mma.sync m16n8k16 chain, one warp: cycles per mma"),
+        key("wgmma_latency", ValueKind::latency, opt, &S::wgmma_latency_cycles, "sm_pipes.wgmma_latency_cycles",
+            "one warpgroup alone, a chain of wgmma m64n128k16 (SS) into the same accumulators, each followed by "
+            "wgmma.wait_group 0: cycles from issue to completion per wgmma (sm_90a only: absent elsewhere)"),
         key("barrier_latency", ValueKind::latency, req, &S::barrier_latency_cycles,
             "sm_pipes.barrier_latency_cycles", "`__syncthreads` with 8 warps, back to back: cycles per barrier"),
         key("alu", ValueKind::op_per_cycle, req, &S::alu_op_per_cycle, "sm_pipes.alu_op_per_cycle",

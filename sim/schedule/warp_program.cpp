@@ -1,5 +1,7 @@
 #include "sim/schedule/warp_program.h"
 
+#include <stdexcept>
+
 namespace iosim::schedule {
 
 const char* to_string(Pipe p) {
@@ -31,6 +33,21 @@ ProgramBuilder::Value ProgramBuilder::emit(Pipe pipe, Value a, Value b, Value c,
     if (v != kNone) in.source[in.sources++] = v;
   program_.code.push_back(in);
   return static_cast<Value>(program_.code.size() - 1);
+}
+
+ProgramBuilder::Value ProgramBuilder::wgmma(int n, Value a, Value desc) {
+  if (n < 8 || n > 256 || n % 8 != 0) throw std::logic_error("wgmma m64nNk16: N must be 8..256 in steps of 8");
+  const Value v = emit(Pipe::tensor, a, desc);
+  Instr& in = program_.code.back();
+  in.op = Op::wgmma;
+  in.flop = 16 * n * 16 * 2;
+  return v;
+}
+
+ProgramBuilder::Value ProgramBuilder::wgmma_wait(Value last) {
+  const Value v = emit(Pipe::alu, last);
+  program_.code.back().op = Op::wgmma_wait;
+  return v;
 }
 
 }  // namespace iosim::schedule

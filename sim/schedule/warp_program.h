@@ -37,12 +37,28 @@ enum class Pipe : std::uint8_t {
 inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);
 const char* to_string(Pipe p);
 
+// How an instruction uses its pipe. Everything but Hopper's asynchronous
+// warpgroup MMA is `plain`: the warp waits for its pipe to accept it, and its
+// result comes the pipe's latency later.
+enum class Op : std::uint8_t {
+  plain,
+  // wgmma.mma_async (HGMMA), one per warp of the warpgroup (this warp's 16
+  // rows: `flop`). The warp does not wait for the tensor pipe: the instruction
+  // queues there, in order, and the warp keeps issuing (sm_model.cpp).
+  wgmma,
+  // wgmma.wait_group (WARPGROUP.DEPBAR): waits for its sources (the last
+  // wgmma of the groups it waits for); releases the warp a cycle after issue.
+  wgmma_wait,
+};
+
 struct Instr {
   static constexpr int kMaxSources = 3;
   Pipe pipe = Pipe::alu;
+  Op op = Op::plain;
   std::uint8_t sources = 0;
   std::int32_t source[kMaxSources] = {-1, -1, -1};  // earlier instructions of the program it waits for
   std::int32_t bytes = 0;  // smem: bytes moved through the shared port; global: bytes loaded
+  std::int32_t flop = 0;   // wgmma: this warp's FLOP (16 rows x N x 16 x 2)
 };
 
 // One warp's instructions for one step.
@@ -75,6 +91,14 @@ class ProgramBuilder {
   Value stg(Value data, Value addr = kNone) { return emit(Pipe::global, data, addr); }
   Value cp_async(Value addr = kNone) { return emit(Pipe::global, addr); }
   Value barrier() { return emit(Pipe::barrier); }
+  // One warp's part of a wgmma m64nNk16 (its 16 rows; f16/bf16 inputs, f32
+  // accumulators): a = the A operand when it comes from registers (RS form),
+  // desc = the instruction computing its descriptors. Accumulating into the
+  // previous wgmma's registers needs no dependence: the tensor pipe runs a
+  // warp's wgmmas in order.
+  Value wgmma(int n, Value a = kNone, Value desc = kNone);
+  // wgmma.wait_group: done once `last` (the newest wgmma it waits for) is.
+  Value wgmma_wait(Value last);
   // n independent instructions of a pipe (address arithmetic, predicates, loop control).
   void repeat(Pipe pipe, i64 n) {
     for (i64 k = 0; k < n; ++k) emit(pipe);

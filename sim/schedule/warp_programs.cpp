@@ -274,41 +274,53 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
 // the programs are a consumer warp's (8 of the CTA's 12 warps; the producer
 // warpgroup's one thread issues a few TMA instructions per key block and is
 // left out). Per key block n, as fwd_detail::consumer: wait K_n; issue
-// S_n = Q K_n^T and O += P_{n-1} V_{n-1} (wgmma); wait S_n, release K_n;
-// mask, online softmax of S_n; wait P V, release V_{n-1}; rescale O; P_n
-// packed to the data type.
-// Approximations: a wgmma m64nNk16 is a warpgroup's; each of its 4 warps is
-// given its 16 rows as N/8 mma.sync m16n8k16 (same FLOP), so the tensor
-// pipe's measured mma.sync rate applies (wgmma's own rate is higher); its
-// operands come from shared memory inside the tensor core (no LDSM here, so
-// no shared-memory port time); the mbarrier waits and named-barrier turn
-// taking are single ALU instructions, not synchronisation: the ping-pong of
-// the two consumer warpgroups, and a warp's softmax beside the other
-// warpgroup's GEMMs, come from the SM model interleaving the 2 consumer
-// warps of each sub-partition; the K/V stage ring is the engine's pipeline
-// depth (pipeline_stages = the schedule's stages).
+// S_n = Q K_n^T (issue_qk: d/16 wgmma m64n128k16, A and B from shared memory)
+// and O += P_{n-1} V_{n-1} (issue_pv: B_c/16 wgmma m64n{d}k16, A = P from
+// registers); wgmma.wait_group 1 (S_n done), release K_n; mask, online
+// softmax of S_n while P V runs; wgmma.wait_group 0, release V_{n-1};
+// rescale O; P_n packed to the data type.
+// Each wgmma is one asynchronous instruction per warp of the warpgroup (its
+// 16 rows, schedule::Op::wgmma): it queues in its sub-partition's tensor pipe
+// for its FLOP at the measured wgmma rate (sm_pipes.wgmma_f16) and the warp
+// goes on issuing until the wait_group that consumes it.
+// Approximations: the RS form of P V is timed at the SS rate of the key (the
+// calibrate log has both; no separate key); the wgmma's operands are read from
+// shared memory inside the tensor core and charged nothing on the SM's
+// shared-memory port (the throughput benchmark reads them the same way, so
+// its rate includes them; the consumers issue no other shared-memory
+// instruction that they could delay); wgmma.fence and commit_group are not
+// instructions here (only the descriptors and the waits are); the mbarrier
+// waits and named-barrier turn taking are single ALU instructions, not
+// synchronisation: the ping-pong of the two consumer warpgroups, and a warp's
+// softmax beside the other warpgroup's GEMMs, come from the SM model
+// interleaving the 2 consumer warps of each sub-partition (their wgmmas queue
+// in the same tensor pipe); the K/V stage ring is the engine's pipeline depth
+// (pipeline_stages = the schedule's stages).
 WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   using S = Fa3ForwardSchedule;
-  const int bn = static_cast<int>(S::kBlockN), st = bn / 8, ot = d / 8;  // n8 tiles of S and O per warp
+  const int bn = static_cast<int>(S::kBlockN), st = bn / 8, ot = d / 8;  // n8 chunks of S and O per warp
   ProgramBuilder b("fa3_fwd d" + std::to_string(d) + " e" + std::to_string(elem) + (masked ? " masked" : ""));
   b.alu();  // mbar_wait: K_n landed
   b.alu();  // named_bar_sync: this warpgroup's turn
-  b.repeat(Pipe::alu, 2 * (d / 16));  // wgmma descriptors of Q and K per k16 step
-  Fragments sacc(1, st);              // S_n: per k16 step one m16n8k16 per n8 tile
-  for (int kk = 0; kk < d / 16; ++kk)
-    for (int nt = 0; nt < st; ++nt) sacc.at(0, nt, st) = b.mma(sacc.at(0, nt, st), kNone, kNone);
+  // issue_qk: per k16 step the descriptors of Q and K, one wgmma m64n128k16 (SS).
+  V s_last = kNone;
+  for (int kk = 0; kk < d / 16; ++kk) {
+    b.alu();
+    s_last = b.wgmma(bn, kNone, b.alu());
+  }
   b.alu();  // mbar_wait: V_{n-1} landed
-  b.repeat(Pipe::alu, bn / 16);  // wgmma descriptors of V per k16 step
-  // O += P_{n-1} V_{n-1}: P from registers (the previous step's, ready). The first
+  // issue_pv: O += P_{n-1} V_{n-1}, per k16 step V's descriptor and one wgmma
+  // m64n{d}k16 with A = P (registers, the previous step's: ready). The first
   // block has none and the epilogue the last: as many P V products as steps.
-  Fragments o(1, ot);
-  for (int kk = 0; kk < bn / 16; ++kk)
-    for (int nt = 0; nt < ot; ++nt) o.at(0, nt, ot) = b.mma(o.at(0, nt, ot), kNone, kNone);
+  V o_last = kNone;
+  for (int kk = 0; kk < bn / 16; ++kk) o_last = b.wgmma(d, kNone, b.alu());
   b.alu();  // named_bar_arrive: the other warpgroup's turn
-  b.alu();  // mbar_arrive: K_n released (wgmma.wait_group 1 is the dependence on S_n below)
+  const V s_done = b.wgmma_wait(s_last);  // wgmma.wait_group 1: S_n done, P V may still run
+  b.alu(s_done);                          // mbar_arrive: K_n released
+  std::vector<V> sv(static_cast<size_t>(st), s_done);  // S_n by n8 chunk
   if (masked) {  // mask_scores: the row's key end, then a compare and select per score
     b.repeat(Pipe::alu, 2 * 4);
-    for (auto& f : sacc.last) f = b.alu(b.alu(f), f);
+    for (auto& f : sv) f = b.alu(b.alu(f), f);
   }
   // online_softmax: per thread 2 rows, their maxima (an FMNMX per pair of
   // scores, 4 partial chains), the quad reduction, corr = exp2(m_old - m_new),
@@ -316,24 +328,23 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   std::vector<V> corr(2);
   for (int hh = 0; hh < 2; ++hh) {
     V m = kNone;
-    for (int nt = 0; nt < st; ++nt) m = b.alu(m, b.alu(sacc.at(0, nt, st)));
+    for (int nt = 0; nt < st; ++nt) m = b.alu(m, b.alu(sv[static_cast<size_t>(nt)]));
     m = emit_quad_reduce(b, m, Pipe::alu);
     const V ms = b.fma(b.alu(m));  // m * scale_log2, -inf guarded
     corr[static_cast<size_t>(hh)] = b.mufu(b.fma(ms));
     V sum = kNone;
     for (int nt = 0; nt < st; ++nt) {
-      const V src = sacc.at(0, nt, st);
+      const V src = sv[static_cast<size_t>(nt)];
       for (int e = 0; e < 2; ++e) sum = b.fma(sum, b.mufu(b.fma(src, ms)));
     }
     b.fma(sum, corr[static_cast<size_t>(hh)]);  // row_sum = row_sum corr + sum
   }
   // wgmma.wait_group 0 (P V done), release V_{n-1}; rescale O (an FMUL per
   // accumulator register); P_n = S_n packed (an F2FP per pair of scores).
-  for (auto& f : o.last) {
-    const V done = b.alu(f);
-    for (int e = 0; e < 4; ++e) b.fma(done, corr[static_cast<size_t>(e / 2)]);
-  }
-  b.alu();  // mbar_arrive: V_{n-1} released
+  const V o_done = b.wgmma_wait(o_last);
+  for (int nt = 0; nt < ot; ++nt)
+    for (int e = 0; e < 4; ++e) b.fma(o_done, corr[static_cast<size_t>(e / 2)]);
+  b.alu(o_done);  // mbar_arrive: V_{n-1} released
   b.repeat(Pipe::alu, i64{st} * 2);
   b.repeat(Pipe::alu, 4);  // keys.next(j), ring position, loop control
   return b.take();

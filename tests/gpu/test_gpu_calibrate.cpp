@@ -132,6 +132,39 @@ BOOST_AUTO_TEST_CASE(clocks_under_load_stay_within_the_boost_range) {
   }
 }
 
+// wgmma (sm_90a only). On compute capability 9.0: no more than the tensor
+// cores' datasheet rate (H100/H200 SXM: 989.4 dense FP16 TFLOP/s = 4096 FLOP
+// per SM per cycle at 1830 MHz on 132 SMs), at least mma.sync's (the faster
+// path is the point of wgmma: a slower result means the benchmark is broken),
+// bf16 at the f16 rate, and a dependent chain no faster than one wgmma's pipe
+// time and well under a DRAM access. Elsewhere nothing is measured.
+BOOST_AUTO_TEST_CASE(wgmma_rates_and_latency_are_plausible_on_hopper_and_absent_elsewhere) {
+  const auto& m = quick_run();
+  const bool hopper = m.device.cc_major == 9 && m.device.cc_minor == 0;
+  if (!hopper) {
+    std::cout << "wgmma: not measured on compute capability " << m.device.cc_major << "." << m.device.cc_minor
+              << " (sm_90a only); checking that its values are absent\n";
+    for (const auto* r : {&m.wgmma_f16, &m.wgmma_bf16, &m.wgmma_rs_n128, &m.wgmma_rs_n64})
+      BOOST_TEST(r->per_cycle == 0.0);
+    BOOST_TEST(m.wgmma_latency.value == 0.0);
+    return;
+  }
+  constexpr double kDatasheet = 4096.0;
+  for (const auto* r : {&m.wgmma_f16, &m.wgmma_bf16, &m.wgmma_rs_n128, &m.wgmma_rs_n64}) {
+    BOOST_TEST_CONTEXT(r->setup) {
+      BOOST_TEST(r->per_cycle > 0.5 * kDatasheet);
+      BOOST_TEST(r->per_cycle <= 1.01 * kDatasheet);
+      BOOST_TEST(r->clock_hz <= m.device.max_clock_hz * 1.10);
+      BOOST_TEST(r->clock_hz > 0.5 * m.device.max_clock_hz);
+    }
+  }
+  BOOST_TEST(m.wgmma_f16.per_cycle >= m.mma_f16.per_cycle);
+  BOOST_TEST(m.wgmma_bf16.per_cycle == m.wgmma_f16.per_cycle, boost::test_tools::tolerance(0.05));
+  const double pipe_time = 2.0 * 16 * 128 * 16 / (m.wgmma_f16.per_cycle / 4);  // one warp's m64n128k16
+  BOOST_TEST(m.wgmma_latency.value >= pipe_time);
+  BOOST_TEST(m.wgmma_latency.value < m.dram_latency);
+}
+
 BOOST_AUTO_TEST_CASE(one_sm_pulls_at_least_its_share_of_the_l2_and_at_most_all_of_it) {
   const auto& m = quick_run();
   const double whole = m.l2_read_bytes_per_s / m.device.max_clock_hz;  // bytes per cycle, all SMs
@@ -206,6 +239,9 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   std::ofstream(file) << profile::write_profile_yaml(profile::draft_from_measurements(m, "quick"));
   const profile::HardwareProfile p = profile::load_profile(file.string());
   BOOST_TEST(p.sm_pipes.present);
+  // wgmma's keys exactly where it was measured (sm_90a).
+  BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == m.wgmma_f16.per_cycle, boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(p.sm_pipes.wgmma_latency_cycles == m.wgmma_latency.value, boost::test_tools::tolerance(1e-4));
   BOOST_TEST(p.l2_sector_bytes == 32);
   BOOST_TEST(p.l2_line_bytes == 128);
   BOOST_TEST(p.kernel_launch_cycles == launch.one_cta_s * m.device.max_clock_hz, boost::test_tools::tolerance(1e-3));
