@@ -12,10 +12,12 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "sim/common/error.h"
 #include "sim/count/io_count.h"
+#include "sim/engine/compiler_order.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/sm_model.h"
@@ -990,9 +992,10 @@ BOOST_AUTO_TEST_CASE(wgmmas_of_warps_on_one_sub_partition_share_its_tensor_pipe)
 // the measured m64n128k16 latency less its pipe time after the pipe.
 BOOST_AUTO_TEST_CASE(the_wgmma_machine_comes_from_sm_pipes_or_falls_back_to_mma_sync) {
   const std::string dir = profile::default_profile_dir();
-  const profile::HardwareProfile h100 = profile::find_profile("h100-sxm5-80gb", dir);
+  profile::HardwareProfile h100 = profile::find_profile("h100-sxm5-80gb", dir);
   BOOST_TEST_REQUIRE(h100.sm_pipes.present);
-  BOOST_TEST_REQUIRE(h100.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);  // the shipped file predates the key
+  h100.sm_pipes.wgmma_f16_flop_per_cycle = 0;  // as a calibrated profile without the keys reads
+  h100.sm_pipes.wgmma_latency_cycles = 0;
   const engine::SmMachine fallback = engine::sm_machine(h100);
   BOOST_TEST(fallback.wgmma_flop_per_cycle == h100.sm_pipes.mma_f16_flop_per_cycle / 4, boost::test_tools::tolerance(1e-12));
   const auto& mma = fallback.pipe[static_cast<size_t>(schedule::Pipe::tensor)];
@@ -1016,4 +1019,108 @@ BOOST_AUTO_TEST_CASE(the_wgmma_machine_comes_from_sm_pipes_or_falls_back_to_mma_
   BOOST_TEST(d.wgmma_flop_per_cycle * 4 ==
                  a.tensor_fp16_flops_per_s / (static_cast<double>(a.sm_count) * a.sm_clock_hz),
              boost::test_tools::tolerance(1e-9));
+}
+
+// compiler_order (sim/engine/compiler_order.h): the source order of a warp
+// program rescheduled as nvcc's list scheduler would. The same instructions
+// with the same dependences; nothing crosses a barrier or a wgmma fence;
+// shared and global accesses keep their order; independent exponentials
+// written one chain after another are interleaved, so the warp is bound by
+// the MUFU pipe rather than by each chain's latency.
+namespace {
+
+// Per score: scaled, exponentiated, packed; with `memory`, loaded from and
+// stored to shared memory (which keeps the chains in order: accesses are not
+// reordered), else from and into registers.
+schedule::WarpProgram exp_chains(int chains, bool barrier_between, bool memory = true) {
+  schedule::ProgramBuilder b("exp chains");
+  for (int k = 0; k < chains; ++k) {
+    if (barrier_between && k == chains / 2) b.barrier();
+    const auto x = b.fma(memory ? b.lds(128) : b.alu());  // the score, scaled
+    const auto e = b.mufu(b.fma(x));                       // exp2(x - m)
+    const auto p = b.fma(e, b.alu(e));                     // packed
+    if (memory) b.sts(128, p);
+  }
+  return b.take();
+}
+
+// Instructions keyed by what they are and what they wait for (by the same key).
+std::multiset<std::string> signature(const schedule::WarpProgram& p) {
+  std::vector<std::string> key(p.code.size());
+  std::multiset<std::string> out;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const auto& in = p.code[i];
+    std::string k = std::to_string(static_cast<int>(in.pipe)) + ":" + std::to_string(in.bytes) + "(";
+    std::vector<std::string> srcs;
+    for (int s = 0; s < in.sources; ++s) {
+      BOOST_TEST_REQUIRE(in.source[s] < static_cast<int>(i));  // sources come first
+      srcs.push_back(key[static_cast<size_t>(in.source[s])]);
+    }
+    std::sort(srcs.begin(), srcs.end());
+    for (const auto& x : srcs) k += x + ",";
+    key[i] = k + ")";
+    out.insert(key[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(compiler_order_keeps_the_instructions_and_their_dependences) {
+  engine::SmMachine m;
+  m.pipe[static_cast<size_t>(schedule::Pipe::mufu)] = {8, 17};
+  for (const bool barrier : {false, true}) {
+    const schedule::WarpProgram src = exp_chains(16, barrier);
+    const schedule::WarpProgram out = engine::compiler_order(src, m);
+    BOOST_TEST(out.code.size() == src.code.size());
+    BOOST_TEST((signature(out) == signature(src)));
+    BOOST_TEST((out.count_by_pipe() == src.count_by_pipe()));
+    auto memory_order = [](const schedule::WarpProgram& p) {
+      std::vector<std::pair<int, int>> v;  // (pipe, bytes) of every shared/global access, and barriers
+      for (const auto& in : p.code)
+        if (in.pipe == schedule::Pipe::smem || in.pipe == schedule::Pipe::global || in.pipe == schedule::Pipe::barrier)
+          v.emplace_back(static_cast<int>(in.pipe), in.bytes);
+      return v;
+    };
+    BOOST_TEST((memory_order(out) == memory_order(src)));
+    if (barrier) {  // the barrier has the same instructions on each side
+      auto before_barrier = [](const schedule::WarpProgram& p) {
+        std::multiset<int> v;
+        for (const auto& in : p.code) {
+          if (in.pipe == schedule::Pipe::barrier) break;
+          v.insert(static_cast<int>(in.pipe));
+        }
+        return v;
+      };
+      BOOST_TEST((before_barrier(out) == before_barrier(src)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(compiler_order_interleaves_independent_exponentials_up_to_the_mufu_pipe) {
+  engine::SmMachine m;  // other pipes: one per cycle, results after 4
+  m.pipe[static_cast<size_t>(schedule::Pipe::mufu)] = {8, 17};
+  m.smem_queue_cycles = 1e9;  // no port backlog in this test
+  const schedule::WarpProgram src = exp_chains(32, false, false);
+  const schedule::WarpProgram out = engine::compiler_order(src, m);
+  // Source order: each chain waits out its loads' and MUFU's latency in turn.
+  schedule::WarpProgram fixed = src;
+  fixed.issue_order_fixed = true;  // the SM model issues it as written
+  const double in_order = engine::SmModel(m).step_cycles(fixed, 1, 1);
+  const double scheduled = engine::SmModel(m).step_cycles(src, 1, 1);  // the model reorders it
+  const double reordered = [&] {
+    schedule::WarpProgram o = out;
+    o.issue_order_fixed = true;
+    return engine::SmModel(m).step_cycles(o, 1, 1);
+  }();
+  BOOST_TEST(scheduled == reordered);  // the SM model runs the compiler's order
+  BOOST_TEST(in_order > 32 * 17);      // at least one exponential latency per chain
+  BOOST_TEST(scheduled < 0.6 * in_order);
+  // The MUFU pipe: 32 exponentials, one per 8 cycles, bound the reordered warp from below.
+  BOOST_TEST(scheduled >= 32 * 8);
+  // The MUFUs issue back to back, not one per chain's turn.
+  std::vector<size_t> mufu_at;
+  for (size_t i = 0; i < out.code.size(); ++i)
+    if (out.code[i].pipe == schedule::Pipe::mufu) mufu_at.push_back(i);
+  BOOST_TEST(mufu_at.back() - mufu_at.front() < out.code.size() / 2);
 }

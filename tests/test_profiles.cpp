@@ -205,14 +205,18 @@ BOOST_AUTO_TEST_CASE(t4_has_no_bf16_tensor_rate_but_an_fp16_one) {
 BOOST_AUTO_TEST_CASE(fp32_rate_equals_lanes_times_sms_times_two_times_clock) {
   // FP32 lanes per SM from the CUDA C++ Programming Guide's throughput table:
   // 64 for compute capability 7.5 and 8.0, 128 for 9.0. An FMA counts as 2 FLOPs.
-  // A measured profile (iosim calibrate) reads its own lanes and clock under
-  // load: within 3% of the table at the attribute's clock (the H100: 120.9
-  // FFMA lanes at 2.07 GHz, 1.3% under).
+  // A measured profile (iosim calibrate) reads its own lanes (sm_pipes.fp32,
+  // at most the table's: the benchmark's clock reads share the issue slots)
+  // and its clock under that load, within 6% of the attribute's clock (the
+  // H100 ran FFMA at 2.07 GHz, 4.5% over its 1.98 GHz; the H200 at 1.98 GHz).
   for (const HardwareProfile& p : iosim::profile::list_profiles(kShippedDir.string())) {
-    const double lanes = p.compute_capability == "9.0" ? 128 : 64;
+    const double table = p.compute_capability == "9.0" ? 128 : 64;
+    const double lanes = p.sm_pipes.present ? p.sm_pipes.fp32_op_per_cycle : table;
     const double expected = lanes * 2 * static_cast<double>(p.sm_count) * p.sm_clock_hz;
     BOOST_TEST_CONTEXT(p.name) {
-      BOOST_TEST(std::abs(p.fp32_flops_per_s - expected) / expected < (p.sm_pipes.present ? 0.03 : 0.01));
+      BOOST_TEST(lanes <= table);
+      BOOST_TEST(lanes > 0.9 * table);
+      BOOST_TEST(std::abs(p.fp32_flops_per_s - expected) / expected < (p.sm_pipes.present ? 0.06 : 0.01));
     }
   }
 }

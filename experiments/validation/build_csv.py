@@ -94,6 +94,7 @@ NCU_TO_TRACE = {
     "fa1_backward_kernel": {"fa1_bwd"},
     "softmax_forward_kernel": {"std_fwd_softmax"},
     "softmax_backward_kernel": {"std_bwd_softmax"},
+    "fa3_forward_kernel": {"fa3_fwd"},
     "gemm_kernel": {"std_fwd_qk", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_dq", "std_bwd_dk"},
 }
 

@@ -59,6 +59,9 @@ class Config:
             tm, tn, tk = int(f.get("gemm-m", 128)), int(f.get("gemm-n", 128)), int(f.get("gemm-k", 32))
             self.tile = (tm, tn, tk)
             self.block_m, self.block_n = tm, tn
+        elif self.algo == "fa3":  # the kernel's one tile (Fa3ForwardSchedule)
+            self.block_m, self.block_n = int(f.get("block-m", 128)), int(f.get("block-n", 128))
+            self.tile = (self.block_m, self.block_n)
         else:
             self.block_m, self.block_n = int(f["block-m"]), int(f["block-n"])
             self.tile = (self.block_m, self.block_n)

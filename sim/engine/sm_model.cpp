@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/common/error.h"
+#include "sim/engine/compiler_order.h"
 
 namespace iosim::engine {
 
@@ -123,10 +124,18 @@ double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas, boo
     // Long programs run once per CTA (initialisation, conversion): one pass.
     const int steps = program.code.size() > 20000 ? 1 : 5;
     const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1, external_loads);
-    t = simulate(program, warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0, external_loads);
+    t = simulate(issue_order(program), warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0,
+                 external_loads);
   }
   cache_[key] = t;
   return t;
+}
+
+const WarpProgram& SmModel::issue_order(const WarpProgram& program) {
+  if (program.issue_order_fixed) return program;
+  auto it = ordered_.find(&program);
+  if (it == ordered_.end()) it = ordered_.emplace(&program, compiler_order(program, m_)).first;
+  return it->second;
 }
 
 double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,

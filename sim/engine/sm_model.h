@@ -81,7 +81,10 @@ class SmModel {
   double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
                   bool external_loads) const;
   SmMachine m_;
+  // The program in the order the compiler issues it (compiler_order.h), per program.
+  const schedule::WarpProgram& issue_order(const schedule::WarpProgram& program);
   std::map<std::tuple<const schedule::WarpProgram*, i64, i64, bool>, double> cache_;
+  std::map<const schedule::WarpProgram*, schedule::WarpProgram> ordered_;
 };
 
 }  // namespace iosim::engine

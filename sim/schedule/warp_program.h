@@ -65,6 +65,11 @@ struct Instr {
 struct WarpProgram {
   std::string name;  // e.g. "fa2_fwd d64 128x128 unmasked"
   std::vector<Instr> code;
+  // The code is written in the order the warp issues it (FA3's consumer
+  // programs, whose order stands in for the warpgroups' barrier turn-taking),
+  // not in source order for the SM model to schedule as the compiler would
+  // (sim/engine/compiler_order.h).
+  bool issue_order_fixed = false;
   // Instructions by pipe (what Nsight Compute's pipe counters see).
   std::array<i64, kPipeCount> count_by_pipe() const;
   i64 count(Pipe p) const { return count_by_pipe()[static_cast<size_t>(p)]; }

@@ -270,6 +270,16 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   return b.take();
 }
 
+// FA3's consumer programs are issued in the order written: the SM model has no
+// named barriers between warpgroups, and the order is what keeps a
+// warpgroup's softmax behind its wgmma issue and wait_group, as the
+// ping-pong turn-taking does; the compiler scheduling of other programs
+// (sim/engine/compiler_order.h) would let it run ahead.
+WarpProgram fixed_order(WarpProgram p) {
+  p.issue_order_fixed = true;
+  return p;
+}
+
 // FlashAttention-3 forward (kernels/fa3/fa3_forward.cuh, fa3_forward_kernel):
 // the programs are a consumer warp's (8 of the CTA's 12 warps; the producer
 // warpgroup's one thread issues a few TMA instructions per key block and is
@@ -347,7 +357,7 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   b.alu(o_done);  // mbar_arrive: V_{n-1} released
   b.repeat(Pipe::alu, i64{st} * 2);
   b.repeat(Pipe::alu, 4);  // keys.next(j), ring position, loop control
-  return b.take();
+  return fixed_order(b.take());
 }
 
 // The consumer's epilogue: l by a quad sum, 1 / l, O / l packed and stored
@@ -362,7 +372,7 @@ WarpProgram fa3_forward_epilogue(int d) {
     const V lg = b.mufu(l);
     b.stg(b.fma(lg), b.alu());
   }
-  return b.take();
+  return fixed_order(b.take());
 }
 
 // Split-KV forward (kernels/splitkv/splitkv_forward.cuh, splitkv_forward_kernel):
