@@ -28,7 +28,7 @@ import docgen  # noqa: E402
 
 TABLE_METRICS = [("time", "kernel time"), ("dram", "DRAM read + write"), ("global", "SM↔L2 bytes"),
                  ("lookups", "L2 read lookups"), ("pass_time", "pass time vs bench median")]
-ALGOS = ["fa2", "fa1", "standard"]
+ALGOS = ["fa2", "fa1", "standard", "fa3"]
 
 
 def default_csvs():

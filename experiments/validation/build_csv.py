@@ -3,7 +3,7 @@
 
 Usage:
   experiments/validation/build_csv.py GPU OUTDIR [OUTDIR ...] [--profile P] [--out CSV]
-      [--grid experiments/validation/grid.txt] [--iosim build/sim/iosim] [--jobs 2] [--no-pass]
+      [--grid FILE ...: default grid.txt and grid-fa3.txt] [--iosim build/sim/iosim] [--jobs 2] [--no-pass]
   experiments/validation/build_csv.py GPU OUTDIR --legacy [--out CSV]   (validate_counters.sh data)
 
 GPU: h200 | h100 (default profile hw_profiles/h200-sxm-141gb.yaml | h100-sxm5-80gb.yaml; --profile
@@ -267,7 +267,8 @@ def main():
     ap.add_argument("outdirs", nargs="+")
     ap.add_argument("--profile")
     ap.add_argument("--out")
-    ap.add_argument("--grid", default=os.path.join(HERE, "grid.txt"))
+    ap.add_argument("--grid", action="append",
+                    help="grid file(s), repeatable (default: grid.txt and grid-fa3.txt, FA3's rows)")
     ap.add_argument("--legacy", action="store_true",
                     help="validate_counters.sh data: experiments/calibrate_configs.txt + validate_configs.txt")
     ap.add_argument("--iosim", default=os.path.join(ROOT, "build/sim/iosim"))
@@ -285,7 +286,8 @@ def main():
         data = "legacy"
         out = a.out or os.path.join(HERE, f"legacy-{gpu}", "grid.csv")
     else:
-        configs = read_configs(a.grid)
+        configs = [c for g in (a.grid or [os.path.join(HERE, "grid.txt"), os.path.join(HERE, "grid-fa3.txt")])
+                   for c in read_configs(g)]
         data = "grid"
         out = a.out or os.path.join(HERE, gpu, "grid.csv")
     for d in a.outdirs:

@@ -48,9 +48,9 @@ METRICS = {
     "pass_time": ("Pass time (warm-L2 simulation vs bench median)", "s",
                   lambda r: _f(r, "sim_pass_time_s"), lambda r: _f(r, "meas_pass_time_s"), True),
 }
-ALGOS = ["fa2", "fa1", "standard"]
+ALGOS = ["fa2", "fa1", "standard", "fa3"]
 SETS = ["calibration", "heldout"]
-COLORS = {"fa2": "tab:blue", "fa1": "tab:orange", "standard": "tab:green"}
+COLORS = {"fa2": "tab:blue", "fa1": "tab:orange", "standard": "tab:green", "fa3": "tab:red"}
 
 
 def read_rows(path):

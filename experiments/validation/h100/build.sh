@@ -13,7 +13,8 @@ python3 experiments/validation/build_csv.py h100 \
   $R/2026-11-25-h100-validation-grid-std-staged-raw \
   $R/2026-11-25-h100-validation-grid-fa2fwd-regrid-raw \
   $R/2026-11-25-h100-validation-grid-fa2-regrid-raw \
-  $R/2026-11-25-h100-validation-grid-raw --jobs "${JOBS:-2}"
+  $R/2026-11-25-h100-validation-grid-raw \
+  $R/2026-11-27-h100-validation-grid-fa3-raw --jobs "${JOBS:-2}"
 python3 experiments/validation/summarize.py experiments/validation/h100/grid.csv
 python3 - <<'PY'
 import subprocess

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
 python3 experiments/validation/build_csv.py h200 \
-  $R/2026-11-27-h200-validation-grid-raw --jobs "${JOBS:-2}"
+  $R/2026-11-27-h200-validation-grid-raw \
+  $R/2026-11-27-h200-validation-grid-fa3-raw --jobs "${JOBS:-2}"
 python3 experiments/validation/summarize.py experiments/validation/h200/grid.csv
 python3 - <<'PY'
 import subprocess
