@@ -1,19 +1,13 @@
 #!/usr/bin/env bash
 # Rebuilds h100/grid.csv, its summary and the README's accuracy block from the committed H100
-# measurements. The folders are read in this order and the first holding a configuration wins:
-# later measurements of a configuration (after a kernel change) come first.
+# measurements: the grid measured on 2026-11-27 with the kernels of the H200 grid (the 2026-11-25
+# folders measured earlier kernels; see experiments/results/2026-11-27-h100-validation-grid-raw/NOTE.md)
+# and FA3's rows.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
 python3 experiments/validation/build_csv.py h100 \
-  $R/2026-11-25-h100-validation-grid-std-vec16-raw \
-  $R/2026-11-25-h100-validation-grid-std-softmax16-raw \
-  $R/2026-11-25-h100-validation-grid-std-swizzle-raw \
-  $R/2026-11-25-h100-validation-grid-std-counters-raw \
-  $R/2026-11-25-h100-validation-grid-std-staged-raw \
-  $R/2026-11-25-h100-validation-grid-fa2fwd-regrid-raw \
-  $R/2026-11-25-h100-validation-grid-fa2-regrid-raw \
-  $R/2026-11-25-h100-validation-grid-raw \
+  $R/2026-11-27-h100-validation-grid-raw \
   $R/2026-11-27-h100-validation-grid-fa3-raw --jobs "${JOBS:-2}"
 python3 experiments/validation/summarize.py experiments/validation/h100/grid.csv
 python3 - <<'PY'
