@@ -504,3 +504,37 @@ BOOST_AUTO_TEST_CASE(fa2_forward_step_overhead_does_not_scale_with_the_key_block
     }
   }
 }
+
+// FA2 backward's programs (sim/schedule/warp_programs.cpp, counted off the
+// sm_90 SASS): a step issues the kernel's five products as HMMA.16816
+// (5 B_r B_c d / 2048 per CTA, split evenly over the warps), one MUFU.EX2
+// per score of the warp's S tile (softmax_grad) and per element pair of P
+// and dS an F2FP (fma) and an STS; the masked step adds integer work only;
+// the epilogue packs dK and dV (an F2FP and an STS per element pair each).
+BOOST_AUTO_TEST_CASE(fa2_backward_programs_issue_the_kernels_products) {
+  for (const auto& [d, bm, bn] : std::vector<std::array<int, 3>>{
+           {64, 64, 64}, {64, 64, 128}, {64, 128, 64}, {64, 128, 128}, {64, 64, 256},
+           {128, 64, 64}, {128, 64, 128}, {128, 128, 64}, {128, 128, 128}}) {
+    PlanTiling t;
+    t.block_m = bm;
+    t.block_n = bn;
+    const auto plan = make_plan(problem(1024, 1024, d, false), Algorithm::fa2, Pass::bwd, t);
+    const auto& k = *std::find_if(plan.kernels.begin(), plan.kernels.end(),
+                                  [](const auto& x) { return x.kind == schedule::KernelKind::fa2_bwd_main; });
+    const auto progs = schedule::warp_programs(k, 2);
+    const i64 warps = schedule::Fa2BackwardSchedule::warps_for(d, bm, bn);
+    const auto step = progs.programs.at(schedule::kMainStep).count_by_pipe();
+    const auto masked = progs.programs.at(schedule::kMaskedStep).count_by_pipe();
+    const auto epi = progs.programs.at(schedule::kEpilogue).count_by_pipe();
+    const auto at = [](const auto& c, schedule::Pipe p) { return c[static_cast<size_t>(p)]; };
+    const std::string tile = "d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn);
+    BOOST_TEST(at(step, schedule::Pipe::tensor) * warps == 5 * i64{bm} * bn * d / 2048, tile);
+    BOOST_TEST(at(step, schedule::Pipe::mufu) * warps * 32 == i64{bm} * bn, tile);
+    BOOST_TEST(at(masked, schedule::Pipe::tensor) == at(step, schedule::Pipe::tensor), tile);
+    BOOST_TEST(at(masked, schedule::Pipe::fma) == at(step, schedule::Pipe::fma), tile);
+    BOOST_TEST(at(masked, schedule::Pipe::alu) > at(step, schedule::Pipe::alu), tile);
+    // dK, dV: B_c d elements each, 2 per STS; the tile stores' LDS.
+    const i64 chunks = i64{bn} * d * 2 / 16 / (32 * warps);
+    BOOST_TEST(at(epi, schedule::Pipe::smem) * warps == 2 * i64{bn} * d / 64 + 2 * chunks * warps, tile);
+  }
+}

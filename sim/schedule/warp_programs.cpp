@@ -69,10 +69,6 @@ struct Fragments {
   V& at(int mf, int nt, int n_tiles) { return last[static_cast<size_t>(mf * n_tiles + nt)]; }
 };
 
-// Zeroing an accumulator tile that the next product starts from (the compiler
-// clears two registers per instruction).
-void emit_zero(ProgramBuilder& b, int m_frags, int n_tiles) { b.repeat(Pipe::fma, i64{m_frags} * n_tiles * 2); }
-
 // Shared-memory operands by ldmatrix (kernels/common/device_primitives.cuh
 // warp_gemm, kernels/fa2/fa2_forward.cuh gemm_qk/gemm_pv): per 16-deep k slice,
 // an LDSM per 16-row A fragment (unless A is in registers) and per 16-column B
@@ -113,12 +109,6 @@ void emit_cp_async_tile(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 thr
   for (i64 k = 0; k < per_thread; ++k) b.cp_async(address_ops > 0 ? b.alu() : kNone);
   for (int k = 1; k < address_ops; ++k) b.repeat(Pipe::alu, per_thread);
   b.alu();  // commit group (LDGDEPBAR)
-}
-
-// FA2's tile store, shared memory -> registers -> global (dev::store_tile).
-void emit_tile_store(ProgramBuilder& b, i64 rows, i64 cols, i64 elem, i64 threads) {
-  const i64 per_thread = ceil_div(rows * cols * elem / 16, threads);
-  for (i64 k = 0; k < per_thread; ++k) b.stg(b.lds(512, b.alu()), b.alu());
 }
 
 // Row reduction over the 4 lanes of a quad (dev::quad_max / quad_sum): two
@@ -498,6 +488,70 @@ WarpProgram splitkv_combine_epilogue() {
 
 // FlashAttention-2 backward main kernel (kernels/fa2/fa2_backward.cuh,
 // fa2_backward_kernel): one (head of the group, query block) per step.
+// Counted off the executed path of one step in the sm_90 SASS
+// (experiments/probes/fa2_bwd_walk.py, experiments/results/2026-11-27-sass-fa2-bwd-walk;
+// Nsight Compute's pipes: IMAD and F2FP on fma): the ldmatrix addresses are
+// per-step bases plus immediates (no per-LDSM operation), every accumulator
+// (S, dP, dQ) starts from RZ (no clearing), and the step's integer work is
+// a fixed part (below) plus the copies' and the dQ reduction's per-chunk and
+// per-row address arithmetic.
+
+// What one step executes besides the GEMMs, softmax_grad, store_acc, the
+// copy and the dQ reduction: work.next(), the step-log and mask tests, the
+// stage's shared addresses and the ldmatrix bases (LEA/IADD3/LOP3, IMAD.IADD),
+// the row statistics' addresses, the branches and uniform constants, and 3 LDL
+// of the FragOffsets tables (indexed by the warp's column, so in local
+// memory). The walks of the kernels below the register limit leave 54-75 alu
+// and 23-29 fma (d 64: 64x64, 64x128, 128x64; d 128: 64x64, 128x64).
+constexpr int kFa2BwdStepOverheadAlu = 62, kFa2BwdStepOverheadFma = 25, kFa2BwdStepLocalLoads = 3;
+
+// Kernels at the 255-register limit (d 64 128x128 and 64x256, d 128 64x128
+// and 128x128): the walk's count minus the rest of the program, per pipe
+// (fma, alu, local memory) in the step and the epilogue. Read off the walks,
+// not modelled: register moves (IMAD.MOV: 49 in d 64 64x256's step),
+// recomputed addresses, the FragOffsets tables reloaded (LDL: 19-31 per step
+// at d 64 128x128 and d 128 64x128) and spills (LDL/STL of accumulators and
+// addresses: 105 per step at d 64 64x256, 154 at d 128 128x128, STL among
+// them). The d 64 limit kernels' epilogues execute 44-47 fewer integer
+// instructions than the program (left as they are: once per CTA).
+struct Fa2BwdRegisterLimit {
+  int step_fma, step_alu, step_local, epi_fma, epi_alu, epi_local;
+};
+Fa2BwdRegisterLimit fa2_bwd_register_limit(int d, int bm, int bn) {
+  if (d == 64 && bm == 128 && bn == 128) return {25, 46, 28, 0, 0, 16};
+  if (d == 64 && bm == 64 && bn == 256) return {48, 38, 105, 0, 0, 52};
+  if (d == 128 && bm == 64 && bn == 128) return {8, 68, 19, 2, 23, 24};
+  if (d == 128 && bm == 128 && bn == 128) return {7, 167, 154, 0, 18, 73};
+  return {0, 0, 0, 0, 0, 0};
+}
+
+// n independent instructions on one pipe; the last one's value (an address
+// that the next instruction waits for).
+V repeat_last(ProgramBuilder& b, Pipe p, int n) {
+  b.repeat(p, n - 1);
+  return b.emit(p);
+}
+
+// dev::load_tile_async of one tile: per 16-byte chunk the row's valid test,
+// its 64-bit global address (IMAD.WIDE.U32, IMAD, IMAD.X) and the swizzled
+// shared offset (LEA, LOP3), then LDGSTS: 4 fma + 6 alu per chunk.
+void emit_fa2_bwd_tile_copy(ProgramBuilder& b, i64 chunks) {
+  for (i64 k = 0; k < chunks; ++k) {
+    b.repeat(Pipe::fma, 4);
+    b.cp_async(b.alu(repeat_last(b, Pipe::alu, 5)));
+  }
+}
+
+// The next (Q, dO) pair by cp.async (load_q_do): the work item's row and
+// head offsets (2 IMAD, 6 alu), both tiles, the commit (LDGDEPBAR).
+void emit_fa2_bwd_q_do_copy(ProgramBuilder& b, i64 chunks) {
+  b.repeat(Pipe::fma, 2);
+  b.repeat(Pipe::alu, 6);
+  emit_fa2_bwd_tile_copy(b, chunks);
+  emit_fa2_bwd_tile_copy(b, chunks);
+  b.alu();
+}
+
 WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
   const int warps = static_cast<int>(Fa2BackwardSchedule::warps_for(d, bm, bn));
   const i64 threads = 32 * warps;
@@ -511,72 +565,103 @@ WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
   split(bn, d, kv_mf, kv_nt);
   split(bm, d, q_mf, q_nt);
   const bool two_stages = Fa2BackwardSchedule::q_stages_for(d, bm, bn, elem) == 2;
+  const i64 chunks = ceil_div(i64{bm} * d * elem / 16, threads);  // per thread, per Q or dO tile
+  const Fa2BwdRegisterLimit limit = fa2_bwd_register_limit(d, bm, bn);
   ProgramBuilder b("fa2_bwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
                    (masked ? " masked" : ""));
-  b.repeat(Pipe::alu, 8);  // next work item, its row, stage addresses
-  b.alu();                 // cp.async.wait: Q_i, dO_i landed
+  b.repeat(Pipe::fma, kFa2BwdStepOverheadFma + limit.step_fma);
+  b.repeat(Pipe::alu, kFa2BwdStepOverheadAlu + limit.step_alu);
+  for (int k = 0; k < kFa2BwdStepLocalLoads + limit.step_local; ++k) b.ldg(128);  // LDL (STL among them)
+  b.alu();  // cp.async.wait (DEPBAR): Q_i, dO_i landed
   b.barrier();
-  if (two_stages) {  // the next Q, dO into the other stage
-    emit_cp_async_tile(b, bm, d, elem, threads, 2);
-    emit_cp_async_tile(b, bm, d, elem, threads, 2);
-  }
-  std::vector<V> stats;  // L_i (as a log2 offset) and D_i of the warp's rows: global loads
+  if (two_stages) emit_fa2_bwd_q_do_copy(b, chunks);  // the next Q, dO into the other stage
+  // Row statistics (per S row): L_i and D_i by LDG; lse * log2e (FMUL) and
+  // the -inf test (FSETP, FSEL).
+  std::vector<V> lse, dval;
   for (int r = 0; r < s_mf * 2; ++r) {
-    const V row = b.alu(b.alu());
-    stats.push_back(b.alu(b.fma(b.ldg(4 * 32, row))));
-    stats.push_back(b.alu(b.ldg(4 * 32, row)));
+    const V l = b.ldg(4 * 32);
+    dval.push_back(b.ldg(4 * 32));
+    lse.push_back(b.alu(b.alu(b.fma(l))));
   }
+  // S = Q_i K_j^T, dP = dO_i V_j^T (warp_gemm, A and B by ldmatrix).
   Fragments sacc(s_mf, s_nt), dp(s_mf, s_nt);
-  emit_ldsm_gemm(b, sacc, s_mf, s_nt, d, true);  // S = Q_i K_j^T
-  emit_ldsm_gemm(b, dp, s_mf, s_nt, d, true);    // dP = dO_i V_j^T
-  if (masked) {
-    for (int r = 0; r < s_mf * 2; ++r) b.repeat(Pipe::alu, 6);
-    for (auto& f : sacc.last) f = b.alu(b.alu(f), f);
+  emit_ldsm_gemm(b, sacc, s_mf, s_nt, d, true, {}, false);
+  emit_ldsm_gemm(b, dp, s_mf, s_nt, d, true, {}, false);
+  if (masked) {  // mask_scores: column offsets (LOP3), per row the causal key end (64-bit
+                 // min/max: IADD3, ISETP, SEL), per score a compare (ISETP) and select (FSEL)
+    b.repeat(Pipe::alu, 3 + 2 * s_nt - 1);
+    for (int r = 0; r < s_mf * 2; ++r) b.repeat(Pipe::alu, 18);
+    for (auto& f : sacc.last)
+      for (int e = 0; e < 4; ++e) f = b.alu(b.alu(f), f);
   }
-  // softmax_grad: P = exp2(scale S - L), dS = P (dP - D), four elements per fragment.
+  // softmax_grad: P = ex2(S scale - L) (FFMA, MUFU.EX2), dS = P (dP - D) (FADD, FMUL).
   std::vector<V> p_vals, ds_vals;
   for (size_t f = 0; f < sacc.last.size(); ++f)
     for (int e = 0; e < 4; ++e) {
-      const V st = stats[(f / static_cast<size_t>(s_nt)) % stats.size()];
-      const V p = b.mufu(b.fma(sacc.last[f], st));
+      const size_t row = (f / static_cast<size_t>(s_nt)) * 2 + static_cast<size_t>(e / 2);
+      const V p = b.mufu(b.fma(sacc.last[f], lse[row]));
       p_vals.push_back(p);
-      ds_vals.push_back(b.fma(p, b.fma(dp.last[f], st)));
+      ds_vals.push_back(b.fma(p, b.fma(dp.last[f], dval[row])));
     }
-  // store_acc of P and dS: a pack and a 4-byte shared store per element pair.
-  for (size_t k = 0; k + 1 < p_vals.size(); k += 2) b.sts(128, b.alu(p_vals[k], p_vals[k + 1]), b.alu());
-  for (size_t k = 0; k + 1 < ds_vals.size(); k += 2) b.sts(128, b.alu(ds_vals[k], ds_vals[k + 1]), b.alu());
+  // store_acc of P and dS: per element pair F2FP (fma) and a 4-byte STS (the
+  // addresses are the lane's swizzled offsets, in the fixed part).
+  for (size_t k = 0; k + 1 < p_vals.size(); k += 2) b.sts(128, b.fma(p_vals[k], p_vals[k + 1]));
+  for (size_t k = 0; k + 1 < ds_vals.size(); k += 2) b.sts(128, b.fma(ds_vals[k], ds_vals[k + 1]));
   b.barrier();
+  // dV += P^T dO, dK += dS^T Q (ldmatrix.trans of P, dS).
   Fragments dv(kv_mf, kv_nt), dk(kv_mf, kv_nt);
-  emit_ldsm_gemm(b, dv, kv_mf, kv_nt, bm, true);  // dV += P^T dO (ldmatrix.trans)
-  emit_ldsm_gemm(b, dk, kv_mf, kv_nt, bm, true);  // dK += dS^T Q
-  if (!two_stages) {
+  emit_ldsm_gemm(b, dv, kv_mf, kv_nt, bm, true, {}, false);
+  emit_ldsm_gemm(b, dk, kv_mf, kv_nt, bm, true, {}, false);
+  if (!two_stages) {  // every warp done with Q_i, dO_i: the next pair loads during dQ
     b.barrier();
-    emit_cp_async_tile(b, bm, d, elem, threads, 2);
-    emit_cp_async_tile(b, bm, d, elem, threads, 2);
+    emit_fa2_bwd_q_do_copy(b, chunks);
   }
-  emit_zero(b, q_mf, q_nt);
+  // dQ_i = dS K_j (from RZ), then red.global.add.v2.f32 (REDG) per row and n8
+  // tile; per row its guard and 64-bit address (11 alu: SHF, LEA, LEA.HI.X,
+  // BSSY/BSYNC, branch; 2 IMAD), a fragment after the first 12 IMAD and 9
+  // alu more (its row base recomputed). The loop's end (stage flip, moves) is in
+  // the first row's count.
   Fragments dq(q_mf, q_nt);
-  emit_ldsm_gemm(b, dq, q_mf, q_nt, bn, true);  // dQ_i = dS K_j
-  for (int r = 0; r < q_mf * 2; ++r) {           // red.global.add.v2.f32 per n8 tile and row half
-    const V row = b.alu(b.alu());
-    for (int nt = 0; nt < q_nt; ++nt) b.stg(dq.at(r / 2, nt, q_nt), b.alu(row));
+  emit_ldsm_gemm(b, dq, q_mf, q_nt, bn, true, {}, false);
+  for (int r = 0; r < q_mf * 2; ++r) {
+    b.repeat(Pipe::fma, 2 + (r >= 2 && r % 2 == 0 ? 12 : 0));
+    b.repeat(Pipe::alu, 10 + (r >= 2 && r % 2 == 0 ? 9 : 0));
+    const V row = b.alu();
+    for (int nt = 0; nt < q_nt; ++nt) b.stg(dq.at(r / 2, nt, q_nt), row);
   }
-  b.repeat(Pipe::alu, 4);  // loop control
   return b.take();
 }
 
+// The epilogue: dK_j (scaled: FMUL per element) and dV_j packed (F2FP) into
+// the K/V tiles by store_acc, then both tiles by dev::store_tile. Walk: per
+// element pair's shared address (swizzle LOP3s, LEA, IMAD.IADD; shared by dK
+// and dV) 5 alu + 1 fma, per 16-byte chunk of the store (row guard, 64-bit
+// address, LDS.128, STG.128) 6 IMAD + 8 alu, and 3 fma + 4 alu once.
 WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
   const int warps = static_cast<int>(Fa2BackwardSchedule::warps_for(d, bm, bn));
   const int wm = warps_m_or_1(fa2_warps_m(bn, d, warps));
   const int mf = std::max(1, bn / wm / 16), nt = std::max(1, d / std::max(1, warps / wm) / 8);
+  const Fa2BwdRegisterLimit limit = fa2_bwd_register_limit(d, bm, bn);
   ProgramBuilder b("fa2_bwd epilogue");
-  b.alu();
+  b.repeat(Pipe::fma, 3 + limit.epi_fma);
+  b.repeat(Pipe::alu, 4 + limit.epi_alu);
+  for (int k = 0; k < limit.epi_local; ++k) b.ldg(128);  // LDL / STL
+  b.alu();  // cp.async.wait_group 0
   b.barrier();
-  for (int t = 0; t < 2; ++t)  // dK (scaled), dV through the K/V tiles
-    for (int k = 0; k < mf * 2 * nt; ++k) b.sts(128, b.alu(b.fma(), b.fma()), b.alu());
+  const int pairs = mf * 2 * nt;  // element pairs per tile
+  for (int k = 0; k < pairs; ++k) {
+    const V addr = b.fma(repeat_last(b, Pipe::alu, 5));
+    b.sts(128, b.fma(b.fma(), b.fma()), addr);  // dK: 2 FMUL (scale), F2FP
+    b.sts(128, b.fma(), addr);                  // dV: F2FP
+  }
   b.barrier();
-  emit_tile_store(b, bn, d, elem, 32 * warps);
-  emit_tile_store(b, bn, d, elem, 32 * warps);
+  const i64 chunks = ceil_div(i64{bn} * d * elem / 16, 32 * warps);
+  for (int t = 0; t < 2; ++t)
+    for (i64 k = 0; k < chunks; ++k) {
+      b.repeat(Pipe::fma, 6);
+      const V addr = repeat_last(b, Pipe::alu, 8);
+      b.stg(b.lds(512), addr);
+    }
   return b.take();
 }
 
