@@ -286,9 +286,10 @@ BOOST_AUTO_TEST_CASE(the_wgmma_keys_load_where_given_and_are_zero_where_absent) 
 
 BOOST_AUTO_TEST_CASE(malformed_wgmma_values_are_rejected_naming_the_key) {
   auto with = [](const std::string& from, const std::string& to) {
-    std::string w = kWgmma;
-    w.replace(w.find(from), from.size(), to);
-    return with_pipes(kPipes + w);
+    const std::string w = kWgmma;
+    const size_t at = w.find(from);
+    BOOST_TEST_REQUIRE(at != std::string::npos, from);
+    return with_pipes(kPipes + w.substr(0, at) + to + w.substr(at + from.size()));
   };
   expect_rejected(with("4096 FLOP/cycle", "0 FLOP/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "is not positive");
   expect_rejected(with("4096 FLOP/cycle", "4096 op/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "not FLOP per cycle");
