@@ -1124,3 +1124,30 @@ BOOST_AUTO_TEST_CASE(compiler_order_interleaves_independent_exponentials_up_to_t
     if (out.code[i].pipe == schedule::Pipe::mufu) mufu_at.push_back(i);
   BOOST_TEST(mufu_at.back() - mufu_at.front() < out.code.size() / 2);
 }
+
+// Turn taking between warpgroups (FA3's ping-pong: Op::turn_wait before a
+// warpgroup's section, Op::turn_pass after it): the sections of the two
+// warpgroups of a CTA run one after the other, warpgroup 0 first, where
+// without the turns they overlap; one warpgroup alone never waits.
+BOOST_AUTO_TEST_CASE(warpgroups_take_turns_at_turn_wait_and_turn_pass) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  auto program = [](bool turns) {
+    schedule::ProgramBuilder b(turns ? "turns" : "no turns");
+    if (turns) b.turn_wait();
+    schedule::ProgramBuilder::Value v = schedule::ProgramBuilder::kNone;
+    for (int k = 0; k < 200; ++k) v = b.fma(v);  // the section: a dependent chain, 800 cycles
+    if (turns) b.turn_pass();
+    return b.take();
+  };
+  const schedule::WarpProgram with = program(true), without = program(false);
+  engine::SmModel model(m);
+  const double overlapped = model.step_cycles(without, 8, 1);
+  const double taking_turns = model.step_cycles(with, 8, 1);
+  BOOST_TEST(overlapped == 800, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(taking_turns == 2 * 800, boost::test_tools::tolerance(0.03));  // one section, then the other's
+  BOOST_TEST(model.step_cycles(with, 4, 1) == 800, boost::test_tools::tolerance(0.02));  // alone: no one to wait for
+  // The turns are fences for the compiler's order: the section stays between them.
+  const schedule::WarpProgram ordered = engine::compiler_order(with, m);
+  BOOST_TEST((ordered.code.front().op == schedule::Op::turn_wait));
+  BOOST_TEST((ordered.code.back().op == schedule::Op::turn_pass));
+}

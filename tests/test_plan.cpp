@@ -527,7 +527,8 @@ BOOST_AUTO_TEST_CASE(fa2_backward_programs_issue_the_kernels_products) {
     const auto masked = progs.programs.at(schedule::kMaskedStep).count_by_pipe();
     const auto epi = progs.programs.at(schedule::kEpilogue).count_by_pipe();
     const auto at = [](const auto& c, schedule::Pipe p) { return c[static_cast<size_t>(p)]; };
-    const std::string tile = "d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn);
+    std::string tile = "d";  // appended to, not "d" + ...: GCC 12 warns (-Wrestrict) on that insert
+    tile += std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn);
     BOOST_TEST(at(step, schedule::Pipe::tensor) * warps == 5 * i64{bm} * bn * d / 2048, tile);
     BOOST_TEST(at(step, schedule::Pipe::mufu) * warps * 32 == i64{bm} * bn, tile);
     BOOST_TEST(at(masked, schedule::Pipe::tensor) == at(step, schedule::Pipe::tensor), tile);

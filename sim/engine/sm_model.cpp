@@ -17,6 +17,7 @@ using schedule::WarpProgram;
 namespace {
 
 constexpr int kSmsps = 4;
+constexpr i64 kWarpsPerGroup = 4;  // a warpgroup (wgmma, turn taking)
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 PipeTiming& pipe_of(SmMachine& m, Pipe p) { return m.pipe[static_cast<size_t>(p)]; }
@@ -150,10 +151,12 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     double not_before = 0;  // start, or a barrier's release
     double next_issue = 0;  // the control code's hold after the last issue (fractional: its mean)
     bool waiting = false;   // arrived at a barrier
+    i64 turns_waited = 0;   // turn_wait instructions issued (all steps)
     std::vector<double> ready;
   };
   struct Cta {
     i64 arrived = 0;
+    std::vector<i64> passes;  // per warpgroup: turn_pass instructions issued by its warps
     std::vector<double> step_end;
     i64 done_warps_in_step = 0;
   };
@@ -169,16 +172,31 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     x.ready.assign(n, 0.0);
     members[static_cast<size_t>(x.smsp)].push_back(k);
   }
-  for (Cta& cc : c) cc.step_end.assign(static_cast<size_t>(steps), 0.0);
+  for (Cta& cc : c) {
+    cc.step_end.assign(static_cast<size_t>(steps), 0.0);
+    cc.passes.assign(static_cast<size_t>(std::max<i64>(warps / kWarpsPerGroup, 0)), 0);
+  }
   std::array<std::array<double, schedule::kPipeCount>, kSmsps> pipe_free{};
   std::array<size_t, kSmsps> rr{};
   double smem_free = 0;
   i64 finished = 0;
   double t = 0;
 
+  // Warpgroups (4 warps each) take turns where the program says so
+  // (Op::turn_wait / turn_pass); with fewer than two there is no one to wait for.
+  const i64 groups = warps / kWarpsPerGroup;
+  auto turn_blocked = [&](const Warp& x, i64 warp_in_cta) {
+    if (groups < 2) return false;
+    const i64 g = warp_in_cta / kWarpsPerGroup;
+    if (g >= groups) return false;
+    const i64 prev = (g + groups - 1) % groups;
+    const i64 turns = x.turns_waited + (g == 0 ? 0 : 1);  // warpgroup 0 goes first
+    return c[static_cast<size_t>(x.cta)].passes[static_cast<size_t>(prev)] < kWarpsPerGroup * turns;
+  };
   auto earliest = [&](const Warp& x) {
     if (x.step >= steps || x.waiting) return kInf;
     const Instr& in = code[x.pc];
+    if (in.op == schedule::Op::turn_wait && turn_blocked(x, (&x - w.data()) % warps)) return kInf;
     double e = std::max({t, x.not_before, x.next_issue});
     for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
     // A wgmma does not wait for the tensor pipe: it queues there (below).
@@ -232,6 +250,10 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         rr[static_cast<size_t>(s)] = slot;
         issued = true;
         Cta& cc = c[static_cast<size_t>(x.cta)];
+        const i64 group = ((&x - w.data()) % warps) / kWarpsPerGroup;
+        if (in.op == schedule::Op::turn_wait) ++x.turns_waited;
+        if (in.op == schedule::Op::turn_pass && group < static_cast<i64>(cc.passes.size()))
+          ++cc.passes[static_cast<size_t>(group)];
         if (in.pipe == Pipe::barrier) {
           x.waiting = true;
           if (++cc.arrived == warps) {  // the last warp: release the CTA

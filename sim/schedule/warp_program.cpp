@@ -50,4 +50,16 @@ ProgramBuilder::Value ProgramBuilder::wgmma_wait(Value last) {
   return v;
 }
 
+ProgramBuilder::Value ProgramBuilder::turn_wait() {
+  const Value v = emit(Pipe::alu);
+  program_.code.back().op = Op::turn_wait;
+  return v;
+}
+
+ProgramBuilder::Value ProgramBuilder::turn_pass() {
+  const Value v = emit(Pipe::alu);
+  program_.code.back().op = Op::turn_pass;
+  return v;
+}
+
 }  // namespace iosim::schedule

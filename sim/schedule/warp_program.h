@@ -49,6 +49,14 @@ enum class Op : std::uint8_t {
   // wgmma.wait_group (WARPGROUP.DEPBAR): waits for its sources (the last
   // wgmma of the groups it waits for); releases the warp a cycle after issue.
   wgmma_wait,
+  // Turn taking between warpgroups (FA3's ping-pong: bar.sync on this
+  // warpgroup's named barrier, bar.arrive on the next one's). A warp of
+  // warpgroup g (its CTA's warps in groups of 4) waits at its k-th
+  // turn_wait until the previous warpgroup (g - 1, cyclically) has passed
+  // the turn k times (k + 1 for g > 0: warpgroup 0 goes first); turn_pass
+  // never waits. Both issue on the alu pipe (sm_model.cpp).
+  turn_wait,
+  turn_pass,
 };
 
 struct Instr {
@@ -104,6 +112,9 @@ class ProgramBuilder {
   Value wgmma(int n, Value a = kNone, Value desc = kNone);
   // wgmma.wait_group: done once `last` (the newest wgmma it waits for) is.
   Value wgmma_wait(Value last);
+  // Warpgroup turn taking (Op::turn_wait / Op::turn_pass).
+  Value turn_wait();
+  Value turn_pass();
   // n independent instructions of a pipe (address arithmetic, predicates, loop control).
   void repeat(Pipe pipe, i64 n) {
     for (i64 k = 0; k < n; ++k) emit(pipe);

@@ -260,16 +260,6 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   return b.take();
 }
 
-// FA3's consumer programs are issued in the order written: the SM model has no
-// named barriers between warpgroups, and the order is what keeps a
-// warpgroup's softmax behind its wgmma issue and wait_group, as the
-// ping-pong turn-taking does; the compiler scheduling of other programs
-// (sim/engine/compiler_order.h) would let it run ahead.
-WarpProgram fixed_order(WarpProgram p) {
-  p.issue_order_fixed = true;
-  return p;
-}
-
 // FlashAttention-3 forward (kernels/fa3/fa3_forward.cuh, fa3_forward_kernel):
 // the programs are a consumer warp's (8 of the CTA's 12 warps; the producer
 // warpgroup's one thread issues a few TMA instructions per key block and is
@@ -290,18 +280,20 @@ WarpProgram fixed_order(WarpProgram p) {
 // its rate includes them; the consumers issue no other shared-memory
 // instruction that they could delay); wgmma.fence and commit_group are not
 // instructions here (only the descriptors and the waits are); the mbarrier
-// waits and named-barrier turn taking are single ALU instructions, not
-// synchronisation: the ping-pong of the two consumer warpgroups, and a warp's
-// softmax beside the other warpgroup's GEMMs, come from the SM model
-// interleaving the 2 consumer warps of each sub-partition (their wgmmas queue
-// in the same tensor pipe); the K/V stage ring is the engine's pipeline depth
-// (pipeline_stages = the schedule's stages).
+// waits are single ALU instructions (the K/V stage ring is the engine's
+// pipeline depth, pipeline_stages = the schedule's stages). The ping-pong is
+// modelled: my_turn / hand_over (named bar.sync / bar.arrive) are
+// Op::turn_wait / Op::turn_pass, so a warpgroup issues its GEMMs only after
+// the other has issued its own, and one's softmax runs beside the other's
+// GEMMs (warpgroup 0 first, as consumer 1's initial bar.arrive lets it).
+// The SM model issues the program in the compiler's order between those
+// fences (compiler_order.h).
 WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   using S = Fa3ForwardSchedule;
   const int bn = static_cast<int>(S::kBlockN), st = bn / 8, ot = d / 8;  // n8 chunks of S and O per warp
   ProgramBuilder b("fa3_fwd d" + std::to_string(d) + " e" + std::to_string(elem) + (masked ? " masked" : ""));
   b.alu();  // mbar_wait: K_n landed
-  b.alu();  // named_bar_sync: this warpgroup's turn
+  b.turn_wait();  // named_bar_sync: this warpgroup's turn (the ping-pong)
   // issue_qk: per k16 step the descriptors of Q and K, one wgmma m64n128k16 (SS).
   V s_last = kNone;
   for (int kk = 0; kk < d / 16; ++kk) {
@@ -314,7 +306,7 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   // block has none and the epilogue the last: as many P V products as steps.
   V o_last = kNone;
   for (int kk = 0; kk < bn / 16; ++kk) o_last = b.wgmma(d, kNone, b.alu());
-  b.alu();  // named_bar_arrive: the other warpgroup's turn
+  b.turn_pass();  // named_bar_arrive: the other warpgroup's turn
   const V s_done = b.wgmma_wait(s_last);  // wgmma.wait_group 1: S_n done, P V may still run
   b.alu(s_done);                          // mbar_arrive: K_n released
   std::vector<V> sv(static_cast<size_t>(st), s_done);  // S_n by n8 chunk
@@ -347,7 +339,7 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   b.alu(o_done);  // mbar_arrive: V_{n-1} released
   b.repeat(Pipe::alu, i64{st} * 2);
   b.repeat(Pipe::alu, 4);  // keys.next(j), ring position, loop control
-  return fixed_order(b.take());
+  return b.take();
 }
 
 // The consumer's epilogue: l by a quad sum, 1 / l, O / l packed and stored
@@ -362,7 +354,7 @@ WarpProgram fa3_forward_epilogue(int d) {
     const V lg = b.mufu(l);
     b.stg(b.fma(lg), b.alu());
   }
-  return fixed_order(b.take());
+  return b.take();
 }
 
 // Split-KV forward (kernels/splitkv/splitkv_forward.cuh, splitkv_forward_kernel):
