@@ -6,17 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
-python3 experiments/validation/build_csv.py h100 \
+exec experiments/validation/rebuild.sh h100 \
   $R/2026-11-27-h100-validation-grid-raw \
-  $R/2026-11-27-h100-validation-grid-fa3-raw --jobs "${JOBS:-2}"
-python3 experiments/validation/summarize.py experiments/validation/h100/grid.csv
-python3 - <<'PY'
-import subprocess
-block = subprocess.run(["python3", "experiments/validation/accuracy_table.py"], check=True,
-                       capture_output=True, text=True).stdout.strip("\n")
-s = open("README.md").read()
-b = s.index("<!-- accuracy:begin -->") + len("<!-- accuracy:begin -->")
-e = s.index("<!-- accuracy:end -->")
-open("README.md", "w").write(s[:b] + "\n" + block + "\n" + s[e:])
-PY
-python3 experiments/validation/accuracy_table.py --check README.md
+  $R/2026-11-27-h100-validation-grid-fa3-raw

@@ -1,21 +1,9 @@
 #!/usr/bin/env bash
 # Rebuilds h200/grid.csv, its summary and the README's accuracy block from the committed H200
-# measurements. The folders are read in this order and the first holding a configuration wins:
-# later measurements of a configuration (after a kernel change) come first.
+# measurements: the grid and FA3's rows, both measured on 2026-11-27.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
-python3 experiments/validation/build_csv.py h200 \
+exec experiments/validation/rebuild.sh h200 \
   $R/2026-11-27-h200-validation-grid-raw \
-  $R/2026-11-27-h200-validation-grid-fa3-raw --jobs "${JOBS:-2}"
-python3 experiments/validation/summarize.py experiments/validation/h200/grid.csv
-python3 - <<'PY'
-import subprocess
-block = subprocess.run(["python3", "experiments/validation/accuracy_table.py"], check=True,
-                       capture_output=True, text=True).stdout.strip("\n")
-s = open("README.md").read()
-b = s.index("<!-- accuracy:begin -->") + len("<!-- accuracy:begin -->")
-e = s.index("<!-- accuracy:end -->")
-open("README.md", "w").write(s[:b] + "\n" + block + "\n" + s[e:])
-PY
-python3 experiments/validation/accuracy_table.py --check README.md
+  $R/2026-11-27-h200-validation-grid-fa3-raw
