@@ -73,10 +73,10 @@ struct Instr {
 struct WarpProgram {
   std::string name;  // e.g. "fa2_fwd d64 128x128 unmasked"
   std::vector<Instr> code;
-  // The code is written in the order the warp issues it (FA3's consumer
-  // programs, whose order stands in for the warpgroups' barrier turn-taking),
-  // not in source order for the SM model to schedule as the compiler would
-  // (sim/engine/compiler_order.h).
+  // The code is written in the order the warp issues it (e.g. copied from
+  // SASS), not in source order for the SM model to schedule as the compiler
+  // would (sim/engine/compiler_order.h). No kernel's program sets it now;
+  // tests use it to run a source order as written.
   bool issue_order_fixed = false;
   // Instructions by pipe (what Nsight Compute's pipe counters see).
   std::array<i64, kPipeCount> count_by_pipe() const;
