@@ -904,6 +904,36 @@ BOOST_AUTO_TEST_CASE(warp_issue_interval_spaces_a_warps_instructions_and_combine
   BOOST_TEST(cycles(1, true) == 1600, boost::test_tools::tolerance(0.02));
 }
 
+// Several CTAs on one SM: the step period is the SM's rate while all are
+// resident, not a CTA's own period. With greedy-then-oldest issue the first
+// CTA runs ahead and the last finishes alone, so each CTA's own period comes
+// out near the lone CTA's; the SM still issues at most one instruction per
+// sub-partition per cycle. An issue-bound program therefore takes, per step,
+// every resident warp's instructions over the four sub-partitions; a
+// latency-bound one overlaps its CTAs (each waits on its own chain).
+BOOST_AUTO_TEST_CASE(several_ctas_share_the_issue_slots_a_step_period_is_the_sm_rate) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 1;
+  schedule::ProgramBuilder b("independent alu x400");
+  for (int k = 0; k < 400; ++k) b.alu();
+  const schedule::WarpProgram independent = b.take();
+  engine::SmModel model(m);
+  // 4 warps (one per SMSP): 400 cycles alone; 8 CTAs: 8 warps per SMSP, 3200 per step.
+  BOOST_TEST(model.step_cycles(independent, 4, 1) == 400, boost::test_tools::tolerance(0.02));
+  for (const i64 ctas : {2, 4, 8})
+    BOOST_TEST(model.step_cycles(independent, 4, ctas) == 400.0 * static_cast<double>(ctas),
+               boost::test_tools::tolerance(0.03));
+  // A dependent chain (4 cycles a link) leaves 3 of 4 issue slots free: up
+  // to 4 CTAs overlap at the lone period, 8 take twice as long.
+  schedule::ProgramBuilder c("alu chain x400");
+  schedule::ProgramBuilder::Value v = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < 400; ++k) v = c.alu(v);
+  const schedule::WarpProgram chain = c.take();
+  BOOST_TEST(model.step_cycles(chain, 4, 1) == 1600, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(model.step_cycles(chain, 4, 4) == 1600, boost::test_tools::tolerance(0.03));
+  BOOST_TEST(model.step_cycles(chain, 4, 8) == 3200, boost::test_tools::tolerance(0.03));
+}
+
 // wgmma (schedule::Op::wgmma): an asynchronous instruction that queues in its
 // sub-partition's tensor pipe for its FLOP at the wgmma rate. A warp issuing
 // k independent wgmmas is bound by k pipe times, not by one; a dependent

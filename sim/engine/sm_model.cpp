@@ -181,6 +181,12 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   double smem_free = 0;
   i64 finished = 0;
   double t = 0;
+  // The SM's issue rate while every CTA is resident and none has finished:
+  // from the last CTA's start to the first CTA's last step.
+  const double window_start = static_cast<double>(ctas - 1) * stagger;
+  double window_end = -1;
+  std::vector<double> issue_times;  // of every instruction, in order
+  std::vector<i64> warps_done(static_cast<size_t>(ctas), 0);
 
   // Warpgroups (4 warps each) take turns where the program says so
   // (Op::turn_wait / turn_pass); with fewer than two there is no one to wait for.
@@ -247,6 +253,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         // carries over), or from now when something else kept it waiting.
         x.next_issue = (t > std::ceil(x.next_issue) ? t : x.next_issue) + m_.warp_issue_interval;
         ++x.pc;
+        if (ctas > 1) issue_times.push_back(t);
         rr[static_cast<size_t>(s)] = slot;
         issued = true;
         Cta& cc = c[static_cast<size_t>(x.cta)];
@@ -274,7 +281,10 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           x.pc = 0;
           std::fill(x.ready.begin(), x.ready.end(), 0.0);
           x.not_before = std::max(x.not_before, end);
-          if (x.step == steps) ++finished;
+          if (x.step == steps) {
+            ++finished;
+            if (++warps_done[static_cast<size_t>(x.cta)] == warps && window_end < 0) window_end = end;
+          }
         }
         break;  // one instruction per SMSP per cycle
       }
@@ -295,7 +305,17 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   }
   double sum = 0;
   for (const Cta& cc : c) sum += (cc.step_end.back() - cc.step_end.front()) / static_cast<double>(steps - 1);
-  return sum / static_cast<double>(ctas);
+  const double mean_period = sum / static_cast<double>(ctas);
+  if (ctas == 1 || window_end <= window_start) return mean_period;
+  // Several CTAs: the scheduler's greedy-then-oldest order lets the first
+  // CTAs run ahead and the last ones finish alone, so a CTA's own period
+  // is not the SM's rate; the period is the work of one step of every CTA
+  // at the rate the SM issued while all were resident.
+  const auto first = std::lower_bound(issue_times.begin(), issue_times.end(), window_start);
+  const auto last = std::upper_bound(issue_times.begin(), issue_times.end(), window_end);
+  const double rate = static_cast<double>(last - first) / (window_end - window_start);
+  const double per_round = static_cast<double>(n) * static_cast<double>(warps * ctas);
+  return per_round / rate;
 }
 
 }  // namespace iosim::engine
