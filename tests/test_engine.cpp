@@ -934,6 +934,64 @@ BOOST_AUTO_TEST_CASE(several_ctas_share_the_issue_slots_a_step_period_is_the_sm_
   BOOST_TEST(model.step_cycles(chain, 4, 8) == 3200, boost::test_tools::tolerance(0.03));
 }
 
+// Branches (schedule::Op::branch_*, reconverge) hold their warp their
+// measured cycles instead of the control-code interval: a lone warp pays
+// them in full; warps sharing a sub-partition issue in each other's holds.
+BOOST_AUTO_TEST_CASE(a_branch_holds_its_warp_its_measured_cycles) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 2;
+  m.branch_taken_cycles = 27;
+  m.branch_not_taken_cycles = 15;
+  m.reconverge_cycles = 6;
+  auto program = [](int kind) {
+    schedule::ProgramBuilder b("branches");
+    for (int k = 0; k < 100; ++k) {
+      b.alu();
+      if (kind == 1) b.branch(true);
+      if (kind == 2) b.guarded_branch(false);
+      if (kind == 3) b.alu();  // the same count as kind 1, no branch
+    }
+    return b.take();
+  };
+  // The model caches by program address: each program must outlive its uses.
+  const schedule::WarpProgram taken = program(1), guarded = program(2), none = program(3);
+  engine::SmModel model(m);
+  BOOST_TEST(model.step_cycles(none, 1, 1) == 200 * 2, boost::test_tools::tolerance(0.03));
+  BOOST_TEST(model.step_cycles(taken, 1, 1) == 100 * (2 + 27), boost::test_tools::tolerance(0.03));
+  BOOST_TEST(model.step_cycles(guarded, 1, 1) == 100 * (2 + 6 + 15 + 6), boost::test_tools::tolerance(0.03));
+  // 8 CTAs of 4 warps (8 per SMSP): the holds overlap, the issue slots bound it.
+  BOOST_TEST(model.step_cycles(taken, 4, 8) < 8 * model.step_cycles(taken, 4, 1) / 4);
+  BOOST_TEST(model.step_cycles(taken, 4, 8) >= 8 * 200.0 * 0.97);
+  // Without measured branch costs a branch is an ordinary instruction.
+  engine::SmMachine plain = m;
+  plain.branch_taken_cycles = plain.branch_not_taken_cycles = plain.reconverge_cycles = 0;
+  BOOST_TEST(engine::SmModel(plain).step_cycles(taken, 1, 1) == 200 * 2, boost::test_tools::tolerance(0.03));
+}
+
+// A program that loads its own tiles and meets at a barrier (FA1's steps):
+// the part after that barrier is what must wait for the loads; a program
+// without such a barrier has none.
+BOOST_AUTO_TEST_CASE(the_part_after_a_programs_loads_barrier_is_timed_on_its_own) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 1;
+  schedule::ProgramBuilder b("load, barrier, work");
+  const schedule::ProgramBuilder::Value loaded = b.ldg(512, b.alu());
+  b.sts(512, loaded);
+  b.barrier();
+  schedule::ProgramBuilder::Value v = b.lds(128);
+  for (int k = 0; k < 100; ++k) v = b.alu(v);  // a chain: 4 cycles a link
+  const schedule::WarpProgram with_barrier = b.take();
+  schedule::ProgramBuilder c("load, work");
+  c.sts(512, c.ldg(512, c.alu()));
+  for (int k = 0; k < 100; ++k) c.alu();
+  const schedule::WarpProgram without = c.take();
+  engine::SmModel model(m);
+  const double after = model.after_loads_cycles(with_barrier, 4, 1);
+  BOOST_TEST(after >= 400);  // the chain
+  BOOST_TEST(after < model.step_cycles(with_barrier, 4, 1, true));
+  BOOST_TEST(model.after_loads_cycles(without, 4, 1) == 0.0);
+}
+
 // wgmma (schedule::Op::wgmma): an asynchronous instruction that queues in its
 // sub-partition's tensor pipe for its FLOP at the wgmma rate. A warp issuing
 // k independent wgmmas is bound by k pipe times, not by one; a dependent

@@ -256,11 +256,14 @@ class KernelRunner {
     const i64 ctas = std::max<i64>(1, resident_[static_cast<size_t>(s.sm)]);
     // A program that loads its own tiles runs while they arrive: its load
     // waits are the engine's rounds, so it is timed without them, from the
-    // step's start, and ends no earlier than its last round.
+    // step's start, and ends no earlier than its last round, nor before the
+    // part after its loads' barrier has run from then.
     const bool own_loads = programs_->loads_in_program;
     const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ : 0;
     if (prog) account_busy(*prog, duration);
-    const double end = std::max(t, (own_loads ? b.issued : t) + duration);
+    double end = std::max(t, (own_loads ? b.issued : t) + duration);
+    // What follows its loads' barrier starts once the last round is in (t).
+    if (prog && own_loads) end = std::max(end, t + sm_model_.after_loads_cycles(*prog, warps_, ctas) * clock_scale_);
     if (timeline_) {
       if (t > s.last_compute_end) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "wait", s.last_compute_end, t);
       if (end > t) timeline_->slice(s.sm, s.slot, Timeline::kCtaLane, "compute", t, end);

@@ -49,6 +49,15 @@ void set_wgmma(SmMachine& m, double flop_per_sm_cycle, double latency_m64n128) {
 
 }  // namespace
 
+double warp_hold_cycles(const SmMachine& m, const schedule::Instr& in) {
+  switch (in.op) {
+    case schedule::Op::branch_taken: return std::max(m.warp_issue_interval, m.branch_taken_cycles);
+    case schedule::Op::branch_not_taken: return std::max(m.warp_issue_interval, m.branch_not_taken_cycles);
+    case schedule::Op::reconverge: return std::max(m.warp_issue_interval, m.reconverge_cycles);
+    default: return m.warp_issue_interval;
+  }
+}
+
 double pipe_cycles(const SmMachine& m, const schedule::Instr& in) {
   if (in.op == schedule::Op::wgmma) return static_cast<double>(in.flop) / m.wgmma_flop_per_cycle;
   return m.pipe[static_cast<size_t>(in.pipe)].interval;
@@ -69,6 +78,9 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
     m.warp_issue_interval = warp_issue_interval(p);
+    m.branch_taken_cycles = s.branch_taken_cycles;
+    m.branch_not_taken_cycles = s.branch_not_taken_cycles;
+    m.reconverge_cycles = 0.5 * s.branch_reconverge_cycles;  // the pair's cost, half to each
     m.clock_tensor_hz = s.clock_tensor_load_hz;
     m.clock_other_hz = s.clock_memory_load_hz;
     m.measured = true;
@@ -85,6 +97,8 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     if (!rate) m.source += "; wgmma at the mma.sync rate (the profile has no sm_pipes.wgmma_f16)";
     if (!latency)
       m.source += "; wgmma's latency beyond its pipe time = mma.sync's (the profile has no sm_pipes.wgmma_latency)";
+    if (s.branch_taken_cycles <= 0)
+      m.source += "; branches hold a warp no longer than other instructions (the profile has no sm_pipes.branch_taken)";
     return m;
   }
   const double sms = static_cast<double>(p.sm_count), clk = p.sm_clock_hz;
@@ -130,6 +144,41 @@ double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas, boo
   }
   cache_[key] = t;
   return t;
+}
+
+namespace {
+
+// The instructions after the first barrier that follows the program's first
+// global load (one that waits for memory), with their sources renumbered;
+// empty when there is none.
+WarpProgram part_after_loads(const WarpProgram& program) {
+  const auto& code = program.code;
+  size_t k = 0;
+  while (k < code.size() && !(code[k].pipe == Pipe::global && code[k].bytes > 0)) ++k;
+  while (k < code.size() && code[k].pipe != Pipe::barrier) ++k;
+  WarpProgram out;
+  out.name = program.name + " (after its loads)";
+  out.issue_order_fixed = program.issue_order_fixed;
+  if (k >= code.size()) return out;
+  const auto first = static_cast<std::int32_t>(k + 1);
+  for (size_t i = k + 1; i < code.size(); ++i) {
+    Instr in = code[i];
+    int kept = 0;
+    for (int s = 0; s < in.sources; ++s)
+      if (in.source[s] >= first) in.source[kept++] = in.source[s] - first;  // earlier ones are done
+    for (int s = kept; s < Instr::kMaxSources; ++s) in.source[s] = -1;
+    in.sources = static_cast<std::uint8_t>(kept);
+    out.code.push_back(in);
+  }
+  return out;
+}
+
+}  // namespace
+
+double SmModel::after_loads_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
+  auto it = after_loads_.find(&program);
+  if (it == after_loads_.end()) it = after_loads_.emplace(&program, part_after_loads(program)).first;
+  return it->second.code.empty() ? 0 : step_cycles(it->second, warps, ctas, true);
 }
 
 const WarpProgram& SmModel::issue_order(const WarpProgram& program) {
@@ -251,7 +300,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         x.ready[x.pc] = done;
         // The hold runs from the cycle the warp was due (its fractional mean
         // carries over), or from now when something else kept it waiting.
-        x.next_issue = (t > std::ceil(x.next_issue) ? t : x.next_issue) + m_.warp_issue_interval;
+        x.next_issue = (t > std::ceil(x.next_issue) ? t : x.next_issue) + warp_hold_cycles(m_, in);
         ++x.pc;
         if (ctas > 1) issue_times.push_back(t);
         rr[static_cast<size_t>(s)] = slot;

@@ -52,11 +52,22 @@ struct SmMachine {
   // result is ready wgmma_extra_latency cycles after the pipe finishes it.
   double wgmma_flop_per_cycle = 1024;  // per SMSP
   double wgmma_extra_latency = 0;
+  // Cycles a branch holds its warp from issue to the warp's next
+  // instruction (taken / falling through), and a BSSY or BSYNC (half the
+  // measured cost of the pair); where below warp_issue_interval (or 0: the
+  // profile has no sm_pipes.branch_*), the interval holds.
+  double branch_taken_cycles = 0;
+  double branch_not_taken_cycles = 0;
+  double reconverge_cycles = 0;
   double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
   double clock_other_hz = 0;          // SM clock otherwise
   bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)
   std::string source;                 // where the values come from
 };
+
+// Cycles an instruction holds its warp before the warp's next may issue: the
+// control-code interval, or a branch's measured hold.
+double warp_hold_cycles(const SmMachine& m, const schedule::Instr& in);
 
 // Cycles an instruction holds its SMSP's pipe: a wgmma its FLOP at the wgmma
 // rate, anything else the pipe's interval.
@@ -76,6 +87,12 @@ class SmModel {
   // external_loads: the program's global loads are waited for outside it (the
   // engine's load rounds), so they only take their issue slot here.
   double step_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas, bool external_loads = false);
+  // A program that loads its own tiles synchronously and then meets at a
+  // barrier (FA1's steps: the tiles into registers, shared memory, the
+  // barrier, then the products): the cycles of its part after that barrier,
+  // which cannot start before the loads are in; 0 when it has no such
+  // barrier (its work may overlap the loads).
+  double after_loads_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas);
 
  private:
   double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
@@ -85,6 +102,7 @@ class SmModel {
   const schedule::WarpProgram& issue_order(const schedule::WarpProgram& program);
   std::map<std::tuple<const schedule::WarpProgram*, i64, i64, bool>, double> cache_;
   std::map<const schedule::WarpProgram*, schedule::WarpProgram> ordered_;
+  std::map<const schedule::WarpProgram*, schedule::WarpProgram> after_loads_;
 };
 
 }  // namespace iosim::engine

@@ -19,6 +19,21 @@ const char* to_string(Pipe p) {
   return "?";
 }
 
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::plain: return "plain";
+    case Op::wgmma: return "wgmma";
+    case Op::wgmma_wait: return "wgmma_wait";
+    case Op::turn_wait: return "turn_wait";
+    case Op::turn_pass: return "turn_pass";
+    case Op::branch_taken: return "branch_taken";
+    case Op::branch_not_taken: return "branch_not_taken";
+    case Op::reconverge: return "reconverge";
+    case Op::kCount: break;
+  }
+  return "?";
+}
+
 std::array<i64, kPipeCount> WarpProgram::count_by_pipe() const {
   std::array<i64, kPipeCount> n{};
   for (const Instr& i : code) ++n[static_cast<size_t>(i.pipe)];
@@ -59,6 +74,18 @@ ProgramBuilder::Value ProgramBuilder::turn_wait() {
 ProgramBuilder::Value ProgramBuilder::turn_pass() {
   const Value v = emit(Pipe::alu);
   program_.code.back().op = Op::turn_pass;
+  return v;
+}
+
+ProgramBuilder::Value ProgramBuilder::branch(bool taken) {
+  const Value v = emit(Pipe::alu);
+  program_.code.back().op = taken ? Op::branch_taken : Op::branch_not_taken;
+  return v;
+}
+
+ProgramBuilder::Value ProgramBuilder::reconverge() {
+  const Value v = emit(Pipe::alu);
+  program_.code.back().op = Op::reconverge;
   return v;
 }
 

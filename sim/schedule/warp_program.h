@@ -57,7 +57,17 @@ enum class Op : std::uint8_t {
   // never waits. Both issue on the alu pipe (sm_model.cpp).
   turn_wait,
   turn_pass,
+  // Control flow (alu pipe, as Nsight Compute counts them): a BRA whose
+  // branch is taken or falls through, and the BSSY / BSYNC that bracket a
+  // divergence-capable branch. Each holds the warp its measured cycles
+  // (sm_pipes.branch_*) instead of the mean control-code stall.
+  branch_taken,
+  branch_not_taken,
+  reconverge,
+  kCount
 };
+inline constexpr int kOpCount = static_cast<int>(Op::kCount);
+const char* to_string(Op op);
 
 struct Instr {
   static constexpr int kMaxSources = 3;
@@ -115,6 +125,16 @@ class ProgramBuilder {
   // Warpgroup turn taking (Op::turn_wait / Op::turn_pass).
   Value turn_wait();
   Value turn_pass();
+  // A BRA (taken or falling through), and BSSY or BSYNC.
+  Value branch(bool taken);
+  Value reconverge();
+  // An `if` around a body as the compiler writes it where lanes may
+  // disagree: BSSY, the BRA (taken: the body is skipped), BSYNC.
+  void guarded_branch(bool taken) {
+    reconverge();
+    branch(taken);
+    reconverge();
+  }
   // n independent instructions of a pipe (address arithmetic, predicates, loop control).
   void repeat(Pipe pipe, i64 n) {
     for (i64 k = 0; k < n; ++k) emit(pipe);

@@ -1062,7 +1062,14 @@ int sync_tile_rounds(i64 rows, i64 cols, i64 elem, i64 threads) {
 // One copy of n chunks per thread: a load batches its LDGs before the STSs
 // (each batch waits for memory); a store reads and writes chunk by chunk.
 void emit_sync_tile_copy(ProgramBuilder& b, const TileLoop& t, i64 n, bool load) {
-  emit_cost(b, t.setup);
+  // Of the setup's alu, a copy's 4-5 BRA in the walks (fwd Q_i 4, 3 of them
+  // guards; bwd O_i 4, dO_i 5): two guards that fall through and two taken
+  // jumps (the loop's).
+  emit_cost(b, {t.setup.fma, t.setup.alu - 6});
+  b.guarded_branch(false);
+  b.guarded_branch(false);
+  b.branch(true);
+  b.branch(true);
   if (n % 4 != 0) emit_cost(b, t.peel);
   auto iteration = [&](Cost c, int chunks) {
     emit_cost(b, {c.fma, c.alu - chunks});
@@ -1112,7 +1119,8 @@ void emit_pair_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_frags,
   };
   for (int k0 = 0; k0 < k; k0 += 16) {
     addr = b.fma();
-    emit_cost(b, {slice.fma - 1, slice.alu});
+    emit_cost(b, {slice.fma - 1, slice.alu - 1});
+    b.branch(true);  // the rolled loop's back edge (the walk: a BRA per slice)
     std::vector<V> a(static_cast<size_t>(m_frags * 4));
     for (auto& r : a) r = pair(a_kc);
     for (int fn = 0; fn < n_frags; ++fn) {
@@ -1132,7 +1140,7 @@ void emit_pair_gemm(ProgramBuilder& b, Fragments& acc, int m_frags, int n_frags,
 // constants are IMAD.MOVs.
 V emit_fa1_expf(ProgramBuilder& b, V x, V m) {
   b.alu(x);
-  b.repeat(Pipe::alu, 3);  // BSSY, the branch, BSYNC
+  b.guarded_branch(false);  // BSSY, the branch (x finite: falls through), BSYNC
   b.repeat(Pipe::fma, 2);
   V r = b.fma(x, m);
   V t = b.fma(b.fma(r));
@@ -1154,7 +1162,7 @@ V emit_fa1_fdiv(ProgramBuilder& b, V x, V y, bool copy_y) {
   q = b.fma(q, y);
   q = b.fma(q, r);
   if (copy_y) b.fma(y);
-  b.repeat(Pipe::alu, 3);  // BSSY, the branch, BSYNC
+  b.guarded_branch(false);  // BSSY, the branch (the fast path: falls through), BSYNC
   return q;
 }
 
@@ -1166,7 +1174,12 @@ V emit_fa1_fdiv(ProgramBuilder& b, V x, V y, bool copy_y) {
 // The mask is read on each candidate; the causal division only for the block taken.
 void emit_fa1_next_block(ProgramBuilder& b, bool causal, double skipped_per_step, bool sparse) {
   b.barrier();
-  emit_cost(b, {12, 31});
+  // 31 alu, of which the walk's 5 BRA (2 guards with their BSSY/BSYNC, 3
+  // jumps and the loop's back edge: taken).
+  emit_cost(b, {12, 31 - 7});
+  b.guarded_branch(false);
+  b.guarded_branch(false);
+  for (int k = 0; k < 3; ++k) b.branch(true);
   const i64 candidates = sparse ? 1 + std::llround(skipped_per_step) : 0;
   for (i64 c = 0; c < candidates; ++c) {
     emit_cost(b, {5, 4});
@@ -1276,7 +1289,8 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   std::vector<V> x;
   for (int k = 0; k < elems; ++k) {
     V v = b.fma(sacc.last[static_cast<size_t>(k / 4)]);  // * scale
-    b.repeat(Pipe::alu, k % 2 == 0 ? 5 : 6);              // the guard, BSSY/BSYNC, the bound test
+    b.guarded_branch(false);                              // the guard (in bounds: falls through)
+    b.repeat(Pipe::alu, k % 2 == 0 ? 2 : 3);              // the bound test
     if (s.masked && fa1_takes(k, s.tested)) emit_cost(b, {3, 19});  // key_end_for_row, the compare
     v = b.alu(v);                                         // FSEL -inf
     x.push_back(v);
@@ -1289,8 +1303,15 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   std::vector<V> p;
   for (int k = 0; k < elems; ++k) {
     // A masked element (-inf) branches around the exponential.
-    const V e = fa1_takes(k, s.visible) ? emit_fa1_expf(b, x[static_cast<size_t>(k)], m[k % 4 / 2])
-                                               : b.alu(b.alu(b.alu(b.alu(x[static_cast<size_t>(k)]))));
+    V e;
+    if (fa1_takes(k, s.visible)) {
+      e = emit_fa1_expf(b, x[static_cast<size_t>(k)], m[k % 4 / 2]);
+    } else {
+      b.reconverge();
+      b.branch(true);
+      b.reconverge();
+      e = b.alu(x[static_cast<size_t>(k)]);
+    }
     p.push_back(e);
     l[k % 4 / 2] = b.fma(l[k % 4 / 2], e);
   }
@@ -1426,10 +1447,12 @@ WarpProgram fa1_backward_step(const Fa1Step& s) {
   const V lr[2] = {b.lds(128), b.lds(128)};
   std::vector<V> p;
   for (int k = 0; k < s_elems; ++k) {
-    b.repeat(Pipe::alu, 7);  // the diagonal guard, BSSY/BSYNC, FSETP of l, ULDC
+    const bool visible = fa1_takes(k, s.visible);
+    b.guarded_branch(!visible);  // the diagonal guard: a masked element skips the rest
+    b.repeat(Pipe::alu, 4);      // FSETP of l, ULDC, the bound test
     if (s.masked && fa1_takes(k, s.tested)) emit_cost(b, {3, 19});
     const V zero = b.fma();  // the masked value 0 (IMAD.MOV)
-    if (!fa1_takes(k, s.visible)) {  // masked: the branch skips the rest
+    if (!visible) {
       p.push_back(zero);
       continue;
     }

@@ -164,6 +164,8 @@ void put_programs(std::string& s, const schedule::KernelPrograms& k) {
       s += "i ";
       s += schedule::to_string(in.pipe);
       put(s, static_cast<i64>(in.bytes));
+      if (in.op != schedule::Op::plain) s += std::string(" op=") + schedule::to_string(in.op);
+      if (in.flop != 0) s += " flop=" + std::to_string(in.flop);
       for (int k2 = 0; k2 < in.sources; ++k2) put(s, static_cast<i64>(in.source[k2]));
       s.push_back('\n');
     }
@@ -487,7 +489,7 @@ constexpr i64 kMaxInstrBytes = i64{1} << 20;
 constexpr i64 kMaxLoadRounds = i64{1} << 16;
 }  // namespace
 
-// "programs warps=.. tensor=.. sync_loads=..", "program <id> <name>", "i <pipe> <bytes> [<source>...]".
+// "programs warps=.. tensor=.. sync_loads=..", "program <id> <name>", "i <pipe> <bytes> [op=..] [flop=..] [<source>...]".
 void TraceFileReader::read_program_record(const std::vector<std::string_view>& tok, FileKernel& k) {
   if (tok[0] == "programs") {
     if (k.programs_) fail("a kernel has one 'programs' line");
@@ -545,13 +547,37 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
       in.pipe = static_cast<schedule::Pipe>(q);
       pipe_ok = true;
     }
+  // Optional op=<name> and flop=<n> (an asynchronous wgmma's FLOP) after the bytes.
+  size_t first_source = 3;
+  for (; first_source < tok.size(); ++first_source) {
+    const std::string_view t = tok[first_source];
+    if (t.rfind("op=", 0) == 0) {
+      bool ok = false;
+      for (int q = 0; q < schedule::kOpCount; ++q)
+        if (t.substr(3) == schedule::to_string(static_cast<schedule::Op>(q))) {
+          in.op = static_cast<schedule::Op>(q);
+          ok = true;
+        }
+      if (!ok) fail("op=: expected one of plain, wgmma, wgmma_wait, turn_wait, turn_pass, branch_taken, "
+                    "branch_not_taken, reconverge; got '" + std::string(t) + "'");
+    } else if (t.rfind("flop=", 0) == 0) {
+      i64 flop = 0;
+      if (!parse_num(t.substr(5), flop) || flop <= 0 || flop > kMaxInstrBytes)
+        fail("flop=: expected an integer 1.." + std::to_string(kMaxInstrBytes) + ", got '" + std::string(t) + "'");
+      in.flop = static_cast<std::int32_t>(flop);
+    } else {
+      break;
+    }
+  }
   i64 bytes = 0;
-  if (!pipe_ok || tok.size() < 3 || tok.size() > 3 + schedule::Instr::kMaxSources || !parse_num(tok[2], bytes) ||
-      bytes < 0 || bytes > kMaxInstrBytes)
+  if (!pipe_ok || tok.size() < 3 || tok.size() > first_source + schedule::Instr::kMaxSources ||
+      !parse_num(tok[2], bytes) || bytes < 0 || bytes > kMaxInstrBytes)
     fail("expected 'i <tensor|fma|alu|mufu|shfl|smem|global|barrier> <bytes 0.." + std::to_string(kMaxInstrBytes) +
-         "> [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) + " sources");
+         "> [op=<op>] [flop=<n>] [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) +
+         " sources");
+  if ((in.op == schedule::Op::wgmma) != (in.flop > 0)) fail("a wgmma (op=wgmma) and only it has flop=<n>");
   in.bytes = static_cast<std::int32_t>(bytes);
-  for (size_t i = 3; i < tok.size(); ++i) {
+  for (size_t i = first_source; i < tok.size(); ++i) {
     i64 src = 0;
     if (!parse_num(tok[i], src) || src < 0 || src >= static_cast<i64>(code.size()))
       fail("a source is the index of an earlier instruction of the program (0.." +

@@ -11,8 +11,10 @@
 //   programs warps=<n> tensor=<0|1> sync_loads=<0|1>   optional: the kernel's warp programs follow
 //   program <id> <name> [rounds=<n>]            one warp's instructions for a kind of step (rounds:
 //                                               of a step's loads, when the program loads them itself)
-//   i <pipe> <bytes> [<source> ...]             an instruction: tensor|fma|alu|mufu|shfl|smem|global|barrier,
-//                                               the bytes it moves, the earlier instructions it waits for
+//   i <pipe> <bytes> [op=<op>] [flop=<n>] [<source> ...]   an instruction: tensor|fma|alu|mufu|shfl|smem|
+//                                               global|barrier, the bytes it moves, how it uses the pipe
+//                                               (schedule::Op; wgmma with its FLOP), the earlier
+//                                               instructions it waits for
 //   cta <x> <y> <z>                             CTAs in launch order, x fastest, each once
 //   s <tensor_flops> <fp32_ops> <sfu_ops> [<program>]   starts a step: its compute work and the program it runs
 //   r <tensor> <addr_hex> <row_bytes> [<rows> <stride>]   tile load
