@@ -113,6 +113,9 @@ CalibrationMeasurements made_up_measurements() {
   m.wgmma_rs_n128 = {3890.0, 1700.0e6, "wgmma rs setup"};
   m.wgmma_rs_n64 = {3500.0, 1700.0e6, "wgmma rs n64 setup"};
   m.wgmma_latency = {120.5, "wgmma chain setup"};
+  m.branch_taken = {27.1, "uniform taken setup"};
+  m.branch_not_taken = {16.2, "uniform not taken setup"};
+  m.branch_reconverge = {11.8, "per-lane taken setup"};
   return m;
 }
 
@@ -151,7 +154,8 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
                                           "wgmma_latency",
                                           "barrier_latency",   "alu",               "shfl",
                                           "fp32_latency",      "alu_latency",       "mufu_latency",
-                                          "shfl_latency"};
+                                          "shfl_latency",
+                                          "branch_taken",      "branch_not_taken",  "branch_reconverge"};
   std::vector<std::string> got;
   for (const SchemaSection& s : profile_schema())
     if (s.key == "sm_pipes") {
@@ -168,6 +172,12 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
   BOOST_TEST(kind_name(find_key("sm_pipes.wgmma_f16")->kind) == "FLOP/cycle");
   BOOST_TEST(kind_name(find_key("sm_pipes.wgmma_latency")->kind) == "latency");
   for (const char* k : {"sm_pipes.wgmma_f16", "sm_pipes.wgmma_latency"}) {
+    BOOST_TEST(!find_key(k)->required, k);
+    BOOST_TEST(!find_key(k)->range.contains(0.0), k);
+  }
+  // So are the branch costs (absent: no cost), in cycles.
+  for (const char* k : {"sm_pipes.branch_taken", "sm_pipes.branch_not_taken", "sm_pipes.branch_reconverge"}) {
+    BOOST_TEST(kind_name(find_key(k)->kind) == "latency", k);
     BOOST_TEST(!find_key(k)->required, k);
     BOOST_TEST(!find_key(k)->range.contains(0.0), k);
   }
@@ -296,6 +306,43 @@ BOOST_AUTO_TEST_CASE(malformed_wgmma_values_are_rejected_naming_the_key) {
   expect_rejected(with("128 cycles", "128 FLOP/cycle"), "wgmma_latency", "sm_pipes.wgmma_latency",
                   "is FLOP per cycle, not a latency");
   expect_rejected(with("128 cycles", "fast"), "wgmma_latency", "sm_pipes.wgmma_latency",
+                  "is not a number followed by a unit");
+}
+
+// The branch costs: like wgmma's keys, valid with the section, absent (0)
+// without, malformed values rejected naming the key.
+const std::string kBranch =
+    "  branch_taken: {value: 27.1 cycles, source: \"x\"}\n"
+    "  branch_not_taken: {value: 16.2 cycles, source: \"x\"}\n"
+    "  branch_reconverge: {value: 11.8 cycles, source: \"x\"}\n";
+
+BOOST_AUTO_TEST_CASE(the_branch_keys_load_where_given_and_are_zero_where_absent) {
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + kBranch)).string());
+  BOOST_TEST(p.sm_pipes.branch_taken_cycles == 27.1);
+  BOOST_TEST(p.sm_pipes.branch_not_taken_cycles == 16.2);
+  BOOST_TEST(p.sm_pipes.branch_reconverge_cycles == 11.8);
+  const HardwareProfile q = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes)).string());
+  BOOST_TEST(q.sm_pipes.present);
+  BOOST_TEST(q.sm_pipes.branch_taken_cycles == 0.0);
+  BOOST_TEST(q.sm_pipes.branch_not_taken_cycles == 0.0);
+  BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_branch_values_are_rejected_naming_the_key) {
+  auto with = [](const std::string& from, const std::string& to) {
+    const std::string b = kBranch;
+    const size_t at = b.find(from);
+    BOOST_TEST_REQUIRE(at != std::string::npos, from);
+    return with_pipes(kPipes + b.substr(0, at) + to + b.substr(at + from.size()));
+  };
+  expect_rejected(with("27.1 cycles", "27.1 op/cycle"), "branch_taken", "sm_pipes.branch_taken",
+                  "is operations per cycle, not a latency");
+  expect_rejected(with("16.2 cycles", "16.2 B/cycle"), "branch_not_taken", "sm_pipes.branch_not_taken",
+                  "is bytes per cycle, not a latency");
+  expect_rejected(with("11.8 cycles", "0 cycles"), "branch_reconverge", "sm_pipes.branch_reconverge",
+                  "is not positive");
+  expect_rejected(with("11.8 cycles", "slow"), "branch_reconverge", "sm_pipes.branch_reconverge",
                   "is not a number followed by a unit");
 }
 
@@ -474,6 +521,32 @@ BOOST_AUTO_TEST_CASE(a_gpu_without_wgmma_gets_no_wgmma_keys_and_one_with_it_gets
   const HardwareProfile p = load_profile(dir.write_yaml("x", write_profile_yaml(without)).string());
   BOOST_TEST(p.sm_pipes.present);
   BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(branch_costs_are_written_where_positive_and_left_out_otherwise) {
+  CalibrationMeasurements m = made_up_measurements();
+  const ProfileDraft with = draft_from_measurements(m, "x");
+  BOOST_TEST(close(with.values.at("sm_pipes.branch_taken").number, 27.1));
+  BOOST_TEST(close(with.values.at("sm_pipes.branch_not_taken").number, 16.2));
+  BOOST_TEST(close(with.values.at("sm_pipes.branch_reconverge").number, 11.8));
+  BOOST_TEST(with.values.at("sm_pipes.branch_reconverge").how == "per-lane taken setup");
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("x", write_profile_yaml(with)).string());
+  BOOST_TEST(close(p.sm_pipes.branch_taken_cycles, 27.1));
+  BOOST_TEST(close(p.sm_pipes.branch_not_taken_cycles, 16.2));
+  BOOST_TEST(close(p.sm_pipes.branch_reconverge_cycles, 11.8));
+  // A difference at 0 or below (no cost, or noise), or a benchmark that did
+  // not run, leaves the key out: the profile still loads, with no cost.
+  m.branch_not_taken = {0.0, "not taken setup"};
+  m.branch_reconverge = {-0.4, "per-lane taken setup"};
+  const ProfileDraft without = draft_from_measurements(m, "y");
+  BOOST_TEST(without.values.count("sm_pipes.branch_taken") == 1u);
+  BOOST_TEST(without.values.count("sm_pipes.branch_not_taken") == 0u);
+  BOOST_TEST(without.values.count("sm_pipes.branch_reconverge") == 0u);
+  const HardwareProfile q = load_profile(dir.write_yaml("y", write_profile_yaml(without)).string());
+  BOOST_TEST(close(q.sm_pipes.branch_taken_cycles, 27.1));
+  BOOST_TEST(q.sm_pipes.branch_not_taken_cycles == 0.0);
+  BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(counter_ratios_that_are_not_powers_of_two_are_refused) {

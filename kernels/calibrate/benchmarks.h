@@ -91,6 +91,14 @@ profile::Measured alu_latency(const Plan& plan);
 profile::Measured mufu_latency(const Plan& plan);
 profile::Measured shfl_latency(const Plan& plan);
 profile::Measured barrier_latency(const Plan& plan);
+// Branches, one warp alone, in cycles per block of a chain of 24 dependent
+// FFMA blocks (sm_pipes.branch_*).
+struct BranchLatencies {
+  profile::Measured taken;       // a warp-uniform taken branch's block
+  profile::Measured not_taken;   // a warp-uniform not-taken branch's block - the block without a branch
+  profile::Measured reconverge;  // a per-lane (BSSY/BSYNC) taken branch's block - the uniform one's
+};
+BranchLatencies branch_latencies(const Plan& plan);
 
 // sm90a/wgmma.cu (compiled for sm_90a only): call only where has_wgmma.
 bool has_wgmma(const Plan& plan);  // compute capability 9.0

@@ -345,6 +345,14 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.mufu_latency = steps.run("ex2 latency", [&] { return bench::mufu_latency(plan); });
   m.shfl_latency = steps.run("shfl latency", [&] { return bench::shfl_latency(plan); });
   run_wgmma(steps, plan, m, log);
+  const bench::BranchLatencies branch = steps.run("branch latency", [&] { return bench::branch_latencies(plan); });
+  m.branch_taken = branch.taken;
+  m.branch_not_taken = branch.not_taken;
+  m.branch_reconverge = branch.reconverge;
+  if (log != nullptr)
+    *log << "  branch (one warp): taken " << num(m.branch_taken.value) << ", not taken +"
+         << num(m.branch_not_taken.value) << ", per-lane reconvergence +" << num(m.branch_reconverge.value)
+         << " cycles\n";
   if (log != nullptr) {
     *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP, bf16 " << num(m.mma_bf16.per_cycle)
          << ", FFMA " << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "

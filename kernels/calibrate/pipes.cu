@@ -1,8 +1,8 @@
 // SM pipe throughputs (mma.sync, FFMA, ex2, ldmatrix, issue) with every SM
-// busy, and two latencies (a dependent mma chain, a barrier). Each throughput
-// kernel runs a duration-bounded loop per warp (timed_loop) over independent
-// chains, so the pipe, not a dependency, limits it; inputs are non-zero and
-// results are kept live.
+// busy, and latencies of one warp or CTA alone (dependent chains, a barrier,
+// branches). Each throughput kernel runs a duration-bounded loop per warp
+// (timed_loop) over independent chains, so the pipe, not a dependency, limits
+// it; inputs are non-zero and results are kept live.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -219,6 +219,71 @@ __global__ void __launch_bounds__(kThreads) barrier_kernel(int n, std::uint64_t*
   if (threadIdx.x == 0) *cycles = c1 - c0;
 }
 
+// Branches, one warp per SM sub-partition (one CTA of 4 warps, as every
+// kernel of ours has at least: a taken branch costs one warp alone on the SM
+// 21.6 cycles on an H200, 27.1 with a warp on each sub-partition, which share
+// the SM's instruction fetch), with the blocks of
+// experiments/probes/branch_probe.cu.
+// A block is one branch over kBranchBody dependent FFMAs, or the FFMAs alone
+// (the baseline). The body is long because ptxas if-converts a branch over
+// one FFMA into predicated FFMAs: there would be no branch to time.
+constexpr int kBranchBody = 24;  // FFMAs per block (IOSIM_FFMA24 below)
+// Blocks per loop iteration: the probe's 8, which the compiler unrolled 4
+// times more, so its loop's counter and backward branch were 1/32 of a block.
+constexpr int kBranchUnroll = 32;
+
+enum class BranchBlock {
+  ffma_only,  // the 24-FFMA chain, no branch
+  uniform,    // bra.uni on a predicate from a kernel parameter: UISETP, @P BRA
+  per_lane,   // bra on lane < a kernel parameter: BSSY, @P BRA, BSYNC
+};
+
+#define IOSIM_FFMA4                                                                             \
+  "fma.rn.f32 %0, %0, 0f3F7FF972, 0f38D1B717;\n\tfma.rn.f32 %0, %0, 0f3F7FF972, 0f38D1B717;\n\t" \
+  "fma.rn.f32 %0, %0, 0f3F7FF972, 0f38D1B717;\n\tfma.rn.f32 %0, %0, 0f3F7FF972, 0f38D1B717;\n\t"
+#define IOSIM_FFMA24 IOSIM_FFMA4 IOSIM_FFMA4 IOSIM_FFMA4 IOSIM_FFMA4 IOSIM_FFMA4 IOSIM_FFMA4
+
+// x <- 24 x fma(x, 0.9999, 0.0001) unless the branch skips them. The label is
+// local to the asm's `{ }` scope, so the block may be repeated. The uniform
+// branch is taken when limit != 0; the per-lane one when lane < limit (the
+// same for every lane at limit 0 or 32, which the compiler cannot know).
+template <BranchBlock B>
+__device__ __forceinline__ void branch_block(float& x, std::uint32_t lane, std::uint32_t limit) {
+  if constexpr (B == BranchBlock::ffma_only) {
+    asm volatile(IOSIM_FFMA24 : "+f"(x));
+  } else if constexpr (B == BranchBlock::uniform) {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p bra.uni SKIP;\n\t" IOSIM_FFMA24 "SKIP:\n\t}"
+                 : "+f"(x)
+                 : "r"(limit));
+  } else {
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %1, %2;\n\t@p bra SKIP;\n\t" IOSIM_FFMA24 "SKIP:\n\t}"
+                 : "+f"(x)
+                 : "r"(lane), "r"(limit));
+  }
+}
+
+#undef IOSIM_FFMA24
+#undef IOSIM_FFMA4
+
+// Each warp: iters x kBranchUnroll blocks back to back; warp 0's cycles.
+template <BranchBlock B>
+__global__ void branch_chain_kernel(int iters, std::uint32_t limit, std::uint64_t* cycles, std::uint32_t* sink) {
+  float x = 0.5f + 0.001f * threadIdx.x;
+  const std::uint32_t lane = threadIdx.x & 31;
+  branch_block<B>(x, lane, limit);  // the instructions are fetched before timing
+  const std::uint64_t c0 = clock_cycles();
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < kBranchUnroll; ++k) branch_block<B>(x, lane, limit);
+  }
+  __shared__ float done;
+  done = x;  // waits for the last FFMA before the clock is read
+  const std::uint64_t c1 = clock_cycles();
+  if (threadIdx.x == 0) *cycles = c1 - c0;
+  keep(__float_as_uint(done), sink);
+}
+
 std::string ms(std::uint64_t ns) { return std::to_string(ns / 1000000) + " ms"; }
 
 // The arguments after `what` go to the kernel after its (duration, records,
@@ -334,6 +399,52 @@ profile::Measured mma_latency(const Plan& plan) {
       plan, n, [&](std::uint64_t* cycles) { mma_chain_kernel<<<1, 32>>>(n, cycles, sink.get()); },
       "one warp, " + std::to_string(n) +
           " mma.sync m16n8k16 f16 each taking the previous accumulator, clock64 cycles per mma");
+}
+
+namespace {
+
+// Cycles per block of one warp's chain of branch blocks B (limit as
+// branch_block reads it), median over runs.
+template <BranchBlock B>
+profile::Measured branch_block_cycles(const Plan& plan, std::uint32_t limit, const std::string& what) {
+  const int iters = (plan.quick ? 4096 : 65536) / kBranchUnroll;
+  const int blocks = iters * kBranchUnroll;
+  const kernels::DeviceBuffer<std::uint32_t> sink(1);
+  return per_step(
+      plan, blocks,
+      [&](std::uint64_t* cycles) { branch_chain_kernel<B><<<1, 128>>>(iters, limit, cycles, sink.get()); },
+      "one CTA of 4 warps (one per SM sub-partition), each " + std::to_string(blocks) + " blocks (" +
+          std::to_string(kBranchUnroll) +
+          " per loop iteration), each " + what + ", clock64 cycles per block");
+}
+
+std::string cycles_text(double v) { return profile::plain_decimal(v, 4) + " cycles"; }
+
+}  // namespace
+
+// The differences isolate the branch: not taken, it delays the FFMA chain
+// behind it; a per-lane predicate adds the BSSY/BSYNC pair (and whatever the
+// divergence-capable branch costs beyond a uniform one) to a taken branch.
+BranchLatencies branch_latencies(const Plan& plan) {
+  const std::string body = std::to_string(kBranchBody) + " dependent FFMA";
+  const profile::Measured chain = branch_block_cycles<BranchBlock::ffma_only>(plan, 0, body + " (no branch)");
+  const profile::Measured taken = branch_block_cycles<BranchBlock::uniform>(
+      plan, 1, "a bra.uni on a warp-uniform predicate (from a kernel parameter: UISETP, @P BRA), taken over " + body);
+  const profile::Measured not_taken = branch_block_cycles<BranchBlock::uniform>(
+      plan, 0, "the same bra.uni not taken, then the " + body);
+  const profile::Measured lane_taken = branch_block_cycles<BranchBlock::per_lane>(
+      plan, 32,
+      "a bra on a per-lane predicate (lane < a kernel parameter: BSSY, @P BRA, BSYNC), true in every lane, taken "
+      "over " + body);
+  BranchLatencies out;
+  out.taken = taken;
+  out.not_taken = {not_taken.value - chain.value,
+                   not_taken.setup + ": " + cycles_text(not_taken.value) + " per block, minus " +
+                       cycles_text(chain.value) + " per block of " + chain.setup};
+  out.reconverge = {lane_taken.value - taken.value,
+                    lane_taken.setup + ": " + cycles_text(lane_taken.value) + " per block, minus " +
+                        cycles_text(taken.value) + " per block of the uniform taken branch (" + taken.setup + ")"};
+  return out;
 }
 
 profile::Measured barrier_latency(const Plan& plan) {

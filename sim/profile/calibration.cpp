@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace iosim::profile {
 namespace {
@@ -212,6 +213,17 @@ void add_wgmma(ProfileDraft& d, const CalibrationMeasurements& m, const std::str
     d.values["sm_pipes.wgmma_latency"] = measured(m.wgmma_latency.value, m.wgmma_latency.setup);
 }
 
+// Branch costs are optional keys: a difference of two timings that came out
+// at 0 or below (no cost, or noise) leaves its key out, which the SM model
+// reads as no cost.
+void add_branches(ProfileDraft& d, const CalibrationMeasurements& m) {
+  const std::pair<const char*, const Measured*> keys[] = {{"sm_pipes.branch_taken", &m.branch_taken},
+                                                          {"sm_pipes.branch_not_taken", &m.branch_not_taken},
+                                                          {"sm_pipes.branch_reconverge", &m.branch_reconverge}};
+  for (const auto& [key, value] : keys)
+    if (value->value > 0) d.values[key] = measured(value->value, value->setup);
+}
+
 void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   const std::string all = std::to_string(m.device.sm_count) + " SMs busy, " + runs(m) + ", ";
   const std::string clock = " (cycles: clock64 per warp over its timed loop; clock: the longest SM's clock64 span "
@@ -240,6 +252,7 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["sm_pipes.mufu_latency"] = measured(m.mufu_latency.value, m.mufu_latency.setup);
   d.values["sm_pipes.shfl_latency"] = measured(m.shfl_latency.value, m.shfl_latency.setup);
   add_wgmma(d, m, all, clock);
+  add_branches(d, m);
 }
 
 }  // namespace

@@ -149,6 +149,11 @@ struct CalibrationMeasurements {
   PipeRate wgmma_rs_n128;  // m64n128k16 f16, A from registers
   PipeRate wgmma_rs_n64;   // m64n64k16 f16, A from registers
   Measured wgmma_latency;  // one warpgroup, dependent m64n128k16 (SS), cycles per wgmma
+  // Branches, one warp alone, cycles per branch (a value <= 0, which a noisy
+  // difference may give, leaves its key out of the draft).
+  Measured branch_taken;       // a taken branch on a warp-uniform predicate
+  Measured branch_not_taken;   // the same not taken, beyond the code it falls into
+  Measured branch_reconverge;  // a per-lane (BSSY/BSYNC) taken branch beyond a uniform one
 };
 
 // The draft profile (every schema key, sources included), named `name`.

@@ -95,6 +95,12 @@ struct HardwareProfile {
     double alu_latency_cycles = 0;             // dependent FMNMX chain
     double mufu_latency_cycles = 0;            // dependent ex2.approx chain
     double shfl_latency_cycles = 0;            // dependent shuffle chain
+    // Branches (one warp alone): cycles from a BRA's issue to the warp's next
+    // instruction, taken and not taken, and what a BSSY/BSYNC pair around a
+    // branch adds (the divergence-capable form of an `if`); 0 = absent.
+    double branch_taken_cycles = 0;
+    double branch_not_taken_cycles = 0;
+    double branch_reconverge_cycles = 0;
   };
   SmPipes sm_pipes;
 

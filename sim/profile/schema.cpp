@@ -190,7 +190,17 @@ std::vector<SchemaSection> build_schema() {
         key("mufu_latency", ValueKind::latency, req, &S::mufu_latency_cycles, "sm_pipes.mufu_latency_cycles",
             "dependent ex2.approx chain, one warp: cycles per instruction"),
         key("shfl_latency", ValueKind::latency, req, &S::shfl_latency_cycles, "sm_pipes.shfl_latency_cycles",
-            "dependent shfl.sync chain, one warp: cycles per instruction")},
+            "dependent shfl.sync chain, one warp: cycles per instruction"),
+        key("branch_taken", ValueKind::latency, opt, &S::branch_taken_cycles, "sm_pipes.branch_taken_cycles",
+            "one warp per SM sub-partition, a taken BRA on a warp-uniform predicate over 24 dependent FFMAs: cycles per branch "
+            "(absent: branches cost nothing in the SM model)"),
+        key("branch_not_taken", ValueKind::latency, opt, &S::branch_not_taken_cycles,
+            "sm_pipes.branch_not_taken_cycles",
+            "the same BRA not taken: cycles it adds to the 24-FFMA chain it falls into (absent: no cost)"),
+        key("branch_reconverge", ValueKind::latency, opt, &S::branch_reconverge_cycles,
+            "sm_pipes.branch_reconverge_cycles",
+            "what a taken branch on a per-lane predicate (BSSY, @P BRA, BSYNC: the divergence-capable form of an "
+            "`if`) costs beyond the uniform one, every lane taking it (absent: no cost)")},
        &S::present},
   };
   return sections;

@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE test_gpu_calibrate
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -198,6 +199,29 @@ BOOST_AUTO_TEST_CASE(latencies_grow_from_shared_memory_to_l2_to_dram) {
   BOOST_TEST(m.device.max_registers_per_thread <= 255);  // the ISA's register numbers
 }
 
+// Branches, one warp alone (cycles per block of 24 dependent FFMA, loop
+// included). A taken branch redirects the instruction fetch: more than a
+// dependent ALU operation's few cycles (27 on an H200 in
+// experiments/probes/branch_probe.cu), yet well under a DRAM access. Not taken,
+// the branch still issues before the chain behind it, and the per-lane form
+// issues a BSSY and a BSYNC beside the branch: neither can be free or make a
+// block cheaper, and neither costs a memory access.
+BOOST_AUTO_TEST_CASE(branch_costs_are_positive_and_well_under_a_memory_access) {
+  const auto& m = quick_run();
+  BOOST_TEST_CONTEXT(m.branch_taken.setup) {
+    BOOST_TEST(m.branch_taken.value > 4.0);
+    BOOST_TEST(m.branch_taken.value < m.dram_latency);
+  }
+  BOOST_TEST_CONTEXT(m.branch_not_taken.setup) {
+    BOOST_TEST(m.branch_not_taken.value > 0.0);
+    BOOST_TEST(m.branch_not_taken.value < m.dram_latency);
+  }
+  BOOST_TEST_CONTEXT(m.branch_reconverge.setup) {
+    BOOST_TEST(m.branch_reconverge.value >= 0.0);
+    BOOST_TEST(m.branch_reconverge.value < m.dram_latency);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   std::string ncu;
   try {
@@ -242,6 +266,13 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   // wgmma's keys exactly where it was measured (sm_90a).
   BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == m.wgmma_f16.per_cycle, boost::test_tools::tolerance(1e-4));
   BOOST_TEST(p.sm_pipes.wgmma_latency_cycles == m.wgmma_latency.value, boost::test_tools::tolerance(1e-4));
+  // The branch costs where positive; a key left out loads as 0 (no cost).
+  BOOST_TEST(p.sm_pipes.branch_taken_cycles == std::max(m.branch_taken.value, 0.0),
+             boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(p.sm_pipes.branch_not_taken_cycles == std::max(m.branch_not_taken.value, 0.0),
+             boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(p.sm_pipes.branch_reconverge_cycles == std::max(m.branch_reconverge.value, 0.0),
+             boost::test_tools::tolerance(1e-4));
   BOOST_TEST(p.l2_sector_bytes == 32);
   BOOST_TEST(p.l2_line_bytes == 128);
   BOOST_TEST(p.kernel_launch_cycles == launch.one_cta_s * m.device.max_clock_hz, boost::test_tools::tolerance(1e-3));
