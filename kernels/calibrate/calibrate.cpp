@@ -350,7 +350,7 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.branch_not_taken = branch.not_taken;
   m.branch_reconverge = branch.reconverge;
   if (log != nullptr)
-    *log << "  branch (one warp): taken " << num(m.branch_taken.value) << ", not taken +"
+    *log << "  branch (one warp per SM sub-partition): taken " << num(m.branch_taken.value) << ", not taken +"
          << num(m.branch_not_taken.value) << ", per-lane reconvergence +" << num(m.branch_reconverge.value)
          << " cycles\n";
   if (log != nullptr) {

@@ -16,11 +16,12 @@ using schedule::WarpProgram;
 
 namespace {
 
-bool is_fence(const Instr& in) { return in.pipe == Pipe::barrier || in.op != Op::plain; }
+bool is_fence(const Instr& in) { return in.pipe == Pipe::barrier || (in.op != Op::plain && in.op != Op::local); }
 bool is_memory(const Instr& in) { return in.pipe == Pipe::smem || in.pipe == Pipe::global; }
 
 double latency_of(const Instr& in, const SmMachine& m) {
   if (in.op == Op::wgmma) return pipe_cycles(m, in) + m.wgmma_extra_latency;
+  if (in.op == Op::local) return m.pipe[static_cast<size_t>(Pipe::smem)].latency;
   return m.pipe[static_cast<size_t>(in.pipe)].latency;
 }
 

@@ -259,7 +259,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
       e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
     // Shared-memory instructions queue for the SM's port (the MIO queue):
     // a warp stalls only when the backlog exceeds the queue's depth.
-    if (in.pipe == Pipe::smem) e = std::max(e, smem_free - m_.smem_queue_cycles);
+    if (in.pipe == Pipe::smem || in.op == schedule::Op::local) e = std::max(e, smem_free - m_.smem_queue_cycles);
     return e;
   };
 
@@ -288,10 +288,10 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           done = busy + m_.wgmma_extra_latency;
         } else if (in.op == schedule::Op::wgmma_wait) {
           done = t + 1;  // its sources (the wgmmas it waits for) were ready when it issued
-        } else if (in.pipe == Pipe::smem) {
+        } else if (in.pipe == Pipe::smem || in.op == schedule::Op::local) {
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;
-          done = smem_free + pt.latency;
+          done = smem_free + m_.pipe[static_cast<size_t>(Pipe::smem)].latency;
         } else if (in.pipe == Pipe::global && (in.bytes == 0 || external_loads)) {
           done = t + 1;  // a store, an asynchronous copy, or a load the engine waits for
         }

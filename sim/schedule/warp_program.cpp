@@ -29,6 +29,7 @@ const char* to_string(Op op) {
     case Op::branch_taken: return "branch_taken";
     case Op::branch_not_taken: return "branch_not_taken";
     case Op::reconverge: return "reconverge";
+    case Op::local: return "local";
     case Op::kCount: break;
   }
   return "?";
@@ -80,6 +81,12 @@ ProgramBuilder::Value ProgramBuilder::turn_pass() {
 ProgramBuilder::Value ProgramBuilder::branch(bool taken) {
   const Value v = emit(Pipe::alu);
   program_.code.back().op = taken ? Op::branch_taken : Op::branch_not_taken;
+  return v;
+}
+
+ProgramBuilder::Value ProgramBuilder::local_access() {
+  const Value v = emit(Pipe::global, kNone, kNone, kNone, 128);
+  program_.code.back().op = Op::local;
   return v;
 }
 

@@ -64,6 +64,10 @@ enum class Op : std::uint8_t {
   branch_taken,
   branch_not_taken,
   reconverge,
+  // LDL / STL (global pipe, as Nsight Compute counts them): local memory is
+  // served by the L1, so its bytes go through the SM's shared-memory port
+  // and its result comes at shared memory's latency (an L1 hit).
+  local,
   kCount
 };
 inline constexpr int kOpCount = static_cast<int>(Op::kCount);
@@ -128,6 +132,8 @@ class ProgramBuilder {
   // A BRA (taken or falling through), and BSSY or BSYNC.
   Value branch(bool taken);
   Value reconverge();
+  // A 4-byte-per-lane local-memory access (a spill or a register-indexed table).
+  Value local_access();
   // An `if` around a body as the compiler writes it where lanes may
   // disagree: BSSY, the BRA (taken: the body is skipped), BSYNC.
   void guarded_branch(bool taken) {

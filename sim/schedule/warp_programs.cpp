@@ -563,7 +563,7 @@ WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
                    (masked ? " masked" : ""));
   b.repeat(Pipe::fma, kFa2BwdStepOverheadFma + limit.step_fma);
   b.repeat(Pipe::alu, kFa2BwdStepOverheadAlu + limit.step_alu);
-  for (int k = 0; k < kFa2BwdStepLocalLoads + limit.step_local; ++k) b.ldg(128);  // LDL (STL among them)
+  for (int k = 0; k < kFa2BwdStepLocalLoads + limit.step_local; ++k) b.local_access();  // LDL (STL among them)
   b.alu();  // cp.async.wait (DEPBAR): Q_i, dO_i landed
   b.barrier();
   if (two_stages) emit_fa2_bwd_q_do_copy(b, chunks);  // the next Q, dO into the other stage
@@ -637,7 +637,7 @@ WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
   ProgramBuilder b("fa2_bwd epilogue");
   b.repeat(Pipe::fma, 3 + limit.epi_fma);
   b.repeat(Pipe::alu, 4 + limit.epi_alu);
-  for (int k = 0; k < limit.epi_local; ++k) b.ldg(128);  // LDL / STL
+  for (int k = 0; k < limit.epi_local; ++k) b.local_access();  // LDL / STL
   b.alu();  // cp.async.wait_group 0
   b.barrier();
   const int pairs = mf * 2 * nt;  // element pairs per tile
