@@ -407,6 +407,31 @@ BOOST_AUTO_TEST_CASE(occupancy_limits_follow_the_profile) {
   BOOST_CHECK_THROW(engine::compute_occupancy(p, {128, p.smem_per_block_bytes + 1, 32}, 10, "k"), InputError);
 }
 
+// A kernel that issues wgmma (FA3) runs at the profile's clock under wgmma
+// load; one that issues mma.sync (FA2) at the mma.sync clock, whatever the
+// wgmma clock says.
+BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_at_the_wgmma_clock) {
+  const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
+  workload::Problem prob;
+  prob.batch = 2;
+  prob.heads = prob.kv_heads = 16;
+  prob.seq_q = prob.seq_k = 4096;
+  prob.head_dim = 128;
+  auto seconds = [&](workload::Algorithm algo, const char* clock) {
+    const auto p = profile::load_profile(path, {{"sm_pipes.clock_wgmma_load", clock}});
+    trace::TraceOptions o;
+    o.algorithm = algo;
+    o.block_m = 128;
+    o.block_n = 128;
+    o.sram_limit_bytes = p.smem_per_block_bytes;
+    return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+  };
+  const double fa3_fast = seconds(workload::Algorithm::fa3, "1800 MHz");
+  const double fa3_slow = seconds(workload::Algorithm::fa3, "900 MHz");
+  BOOST_TEST(fa3_slow > 1.6 * fa3_fast);  // compute-bound: nearly twice as long at half the clock
+  BOOST_TEST(seconds(workload::Algorithm::fa2, "900 MHz") == seconds(workload::Algorithm::fa2, "1800 MHz"));
+}
+
 BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
   const auto p = a100();
   workload::Problem prob;
@@ -1084,7 +1109,9 @@ BOOST_AUTO_TEST_CASE(the_wgmma_machine_comes_from_sm_pipes_or_falls_back_to_mma_
   BOOST_TEST_REQUIRE(h100.sm_pipes.present);
   h100.sm_pipes.wgmma_f16_flop_per_cycle = 0;  // as a calibrated profile without the keys reads
   h100.sm_pipes.wgmma_latency_cycles = 0;
+  h100.sm_pipes.clock_wgmma_load_hz = 0;
   const engine::SmMachine fallback = engine::sm_machine(h100);
+  BOOST_TEST(fallback.clock_wgmma_hz == h100.sm_pipes.clock_tensor_load_hz);  // no wgmma clock: mma.sync's
   BOOST_TEST(fallback.wgmma_flop_per_cycle == h100.sm_pipes.mma_f16_flop_per_cycle / 4, boost::test_tools::tolerance(1e-12));
   const auto& mma = fallback.pipe[static_cast<size_t>(schedule::Pipe::tensor)];
   BOOST_TEST(fallback.wgmma_extra_latency == mma.latency - mma.interval, boost::test_tools::tolerance(1e-9));
@@ -1093,8 +1120,11 @@ BOOST_AUTO_TEST_CASE(the_wgmma_machine_comes_from_sm_pipes_or_falls_back_to_mma_
 
   const std::string path = dir + "/h100-sxm5-80gb.yaml";
   const profile::HardwareProfile measured = profile::load_profile(
-      path, {{"sm_pipes.wgmma_f16", "4000 FLOP/cycle"}, {"sm_pipes.wgmma_latency", "150 cycles"}});
+      path, {{"sm_pipes.wgmma_f16", "4000 FLOP/cycle"},
+             {"sm_pipes.wgmma_latency", "150 cycles"},
+             {"sm_pipes.clock_wgmma_load", "1600 MHz"}});
   const engine::SmMachine w = engine::sm_machine(measured);
+  BOOST_TEST(w.clock_wgmma_hz == 1600e6);
   BOOST_TEST(w.wgmma_flop_per_cycle == 1000.0);
   BOOST_TEST(w.wgmma_extra_latency == 150 - 65536.0 / 1000, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(w.source.find("wgmma") == std::string::npos, w.source);

@@ -147,7 +147,8 @@ BOOST_AUTO_TEST_CASE(every_key_has_a_description_a_field_and_a_range_that_fits_i
 }
 
 BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
-  const std::vector<std::string> expected{"clock_tensor_load", "clock_memory_load", "mma_f16",   "mma_bf16",
+  const std::vector<std::string> expected{"clock_tensor_load", "clock_memory_load", "clock_wgmma_load",
+                                          "mma_f16",   "mma_bf16",
                                           "wgmma_f16",
                                           "fp32",              "mufu_ex2",          "smem_ldmatrix",
                                           "issue",             "l2_load_per_sm",    "mma_latency",
@@ -473,7 +474,9 @@ BOOST_AUTO_TEST_CASE(sm_clocks_are_said_to_be_over_the_hosts_time_with_the_gpu_t
   const ProfileDraft d = draft_from_measurements(m, "x");
   const std::string tensor = d.values.at("sm_pipes.clock_tensor_load").how;
   const std::string memory = d.values.at("sm_pipes.clock_memory_load").how;
-  for (const std::string& how : {tensor, memory}) BOOST_TEST(how.find("host's wall time") != std::string::npos);
+  const std::string wgmma = d.values.at("sm_pipes.clock_wgmma_load").how;
+  for (const std::string& how : {tensor, memory, wgmma}) BOOST_TEST(how.find("host's wall time") != std::string::npos);
+  BOOST_TEST(d.values.at("sm_pipes.clock_wgmma_load").number == m.wgmma_f16.clock_hz);
   BOOST_TEST(tensor.find("%globaltimer read " + plain_decimal(m.mma_f16.timer_clock_hz / 1e6, 5) + " MHz") !=
              std::string::npos);
   BOOST_TEST(memory.find("%globaltimer read " + plain_decimal(m.clock_memory_load_timer_hz / 1e6, 5) + " MHz") !=

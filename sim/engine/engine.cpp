@@ -16,6 +16,15 @@ namespace {
 
 using u32 = std::uint32_t;
 
+// Whether any program of the kernel issues wgmma: such a kernel runs at the
+// clock the SM holds under wgmma load, not mma.sync's.
+bool issues_wgmma(const schedule::KernelPrograms& k) {
+  for (const auto& p : k.programs)
+    for (const auto& in : p.code)
+      if (in.op == schedule::Op::wgmma) return true;
+  return false;
+}
+
 // Per-SM arithmetic rates, per cycle: how a step without a warp program (a
 // trace file that gives none) is timed, its tensor, FP32 and SFU work added.
 struct SmRates {
@@ -69,7 +78,8 @@ class KernelRunner {
     if (programs_) {
       warps_ = std::max<i64>(1, programs_->warps);
       const SmMachine& m = sm_model_.machine();
-      const double run_clock = programs_->tensor ? m.clock_tensor_hz : m.clock_other_hz;
+      const double run_clock =
+          !programs_->tensor ? m.clock_other_hz : issues_wgmma(*programs_) ? m.clock_wgmma_hz : m.clock_tensor_hz;
       clock_scale_ = run_clock > 0 ? p.sm_clock_hz / run_clock : 1.0;
     }
     if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << EventQueue::kSlotBits))

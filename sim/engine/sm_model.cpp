@@ -82,6 +82,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     m.branch_not_taken_cycles = s.branch_not_taken_cycles;
     m.reconverge_cycles = 0.5 * s.branch_reconverge_cycles;  // the pair's cost, half to each
     m.clock_tensor_hz = s.clock_tensor_load_hz;
+    m.clock_wgmma_hz = s.clock_wgmma_load_hz > 0 ? s.clock_wgmma_load_hz : s.clock_tensor_load_hz;
     m.clock_other_hz = s.clock_memory_load_hz;
     m.measured = true;
     m.source = "sm_pipes of profile '" + p.name + "' (iosim calibrate)";
@@ -118,6 +119,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
   m.smem_bytes_per_cycle = 128;
   m.warp_issue_interval = warp_issue_interval(p);
   m.clock_tensor_hz = clk;
+  m.clock_wgmma_hz = clk;
   m.clock_other_hz = clk;
   // wgmma at the datasheet tensor rate, with the assumed latency beyond the
   // pipe time that mma.sync has here.

@@ -60,6 +60,7 @@ struct SmMachine {
   double branch_not_taken_cycles = 0;
   double reconverge_cycles = 0;
   double clock_tensor_hz = 0;         // SM clock while tensor work runs (mma.sync kernels)
+  double clock_wgmma_hz = 0;          // SM clock while wgmma runs (kernels that issue it)
   double clock_other_hz = 0;          // SM clock otherwise
   bool measured = false;              // every value from the profile's sm_pipes (iosim calibrate)
   std::string source;                 // where the values come from

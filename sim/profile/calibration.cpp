@@ -208,6 +208,9 @@ void add_wgmma(ProfileDraft& d, const CalibrationMeasurements& m, const std::str
     beside(m.wgmma_rs_n128, "m64n128k16 with A from registers (RS)");
     beside(m.wgmma_rs_n64, "m64n64k16 RS");
     d.values["sm_pipes.wgmma_f16"] = measured(m.wgmma_f16.per_cycle, all + pipe_text(m.wgmma_f16, "FLOP") + clock + also);
+    d.values["sm_pipes.clock_wgmma_load"] =
+        measured(m.wgmma_f16.clock_hz, clock_how(m.wgmma_f16.timer_clock_hz) +
+                                           ", while every SM ran the wgmma_f16 benchmark (" + m.wgmma_f16.setup + ")");
   }
   if (m.wgmma_latency.value > 0)
     d.values["sm_pipes.wgmma_latency"] = measured(m.wgmma_latency.value, m.wgmma_latency.setup);

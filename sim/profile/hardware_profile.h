@@ -78,6 +78,7 @@ struct HardwareProfile {
     bool present = false;                      // the profile has the section
     double clock_tensor_load_hz = 0;           // every SM running mma.sync flat out
     double clock_memory_load_hz = 0;           // during a DRAM-bound streaming copy
+    double clock_wgmma_load_hz = 0;            // every SM running wgmma flat out; 0 = absent (not sm_90a)
     double mma_f16_flop_per_cycle = 0;         // mma.sync m16n8k16 f16 -> f32, all SMs busy
     double mma_bf16_flop_per_cycle = 0;        // the same with bf16 inputs; 0 = unsupported or absent
     double wgmma_f16_flop_per_cycle = 0;       // wgmma m64n128k16 f16 (SS), all SMs busy; 0 = absent (not sm_90a)

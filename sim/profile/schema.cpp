@@ -148,6 +148,10 @@ std::vector<SchemaSection> build_schema() {
             "sm_pipes.clock_tensor_load_hz", "SM clock sustained while every SM runs mma.sync flat out"),
         key("clock_memory_load", ValueKind::frequency, req, &S::clock_memory_load_hz,
             "sm_pipes.clock_memory_load_hz", "SM clock sustained during a DRAM-bound streaming copy"),
+        key("clock_wgmma_load", ValueKind::frequency, opt, &S::clock_wgmma_load_hz,
+            "sm_pipes.clock_wgmma_load_hz",
+            "SM clock sustained while every SM runs wgmma flat out (absent: kernels that issue wgmma are "
+            "timed at clock_tensor_load)"),
         key("mma_f16", ValueKind::flop_per_cycle, req, &S::mma_f16_flop_per_cycle,
             "sm_pipes.mma_f16_flop_per_cycle",
             "FLOP per SM per cycle of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, all SMs busy, enough "
