@@ -48,6 +48,32 @@ def main_loop(code, order, which=0):
     return found[which]
 
 
+def counted_loop(code, order, t, a, before):
+    """Trips of a rolled loop [t, a] whose counter starts at an immediate (or RZ) set just before
+    it (or 0), steps by a VIADD or IADD3 immediate (`VIADD R, R, n`, `IADD3 R, R, n, RZ`) and
+    ends at an ISETP.NE immediate (the copies of the register-limited tiles); None otherwise."""
+    test = next((re.match(r'ISETP\.NE\.AND P\d+, PT, (R\d+), (0x[0-9a-f]+|\d+), PT', x) for x in reversed(before)
+                 if x.startswith('ISETP.NE.AND')), None)
+    if not test:
+        return None
+    reg, end = test.group(1), int(test.group(2), 0)
+    k = order.index(t)
+    start = 0
+    for x in reversed(order[max(0, k - 40):k]):
+        m = re.match(rf'(?:IMAD\.MOV\.U32 {reg}, RZ, RZ, |MOV {reg}, )(0x[0-9a-f]+|\d+|RZ)$', code[x])
+        if m:
+            start = 0 if m.group(1) == 'RZ' else int(m.group(1), 0)
+            break
+    for x in order:
+        if t <= x < a:
+            m = (re.match(rf'VIADD {reg}, {reg}, (0x[0-9a-f]+|\d+)$', code[x]) or
+                 re.match(rf'IADD3 {reg}, {reg}, (0x[0-9a-f]+|\d+), RZ$', code[x]))
+            step = int(m.group(1), 0) if m else 0
+            if step > 0 and end > start and (end - start) % step == 0:
+                return (end - start) // step
+    return None
+
+
 def decide(code, order, lo, hi):
     """Branch decisions for one unmasked step of a dense non-causal run."""
     d, seen_bar = {}, 0
@@ -61,7 +87,10 @@ def decide(code, order, lo, hi):
         t = target(args)
         ahead = [code[x] for x in order if a < x < t][:6]
         before = [code[x] for x in body[max(0, k - 12):k]]
-        if re.match(r'U?P\d+,', args):                 # the masked loop's idle-warp test: not idle
+        trips = counted_loop(code, order, t, a, before) if lo <= t < a else None
+        if trips:                                      # a rolled copy loop (register-limited kernels)
+            d[f"{a:x}"] = [True] * (trips - 1) + [False]
+        elif re.match(r'U?P\d+,', args):               # the masked loop's idle-warp test: not idle
             d[f"{a:x}"] = False
         elif any('LDG.E.U8' in x for x in ahead):     # block-sparse mask test: dense, skipped
             d[f"{a:x}"] = True

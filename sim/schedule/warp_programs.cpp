@@ -137,9 +137,46 @@ V emit_quad_reduce(ProgramBuilder& b, V v, Pipe op) {
 // d 64 (IMAD on fma, the rest on alu); the walks of the other tiles at d 64
 // and 128 leave 14-19 fma and 62-71 alu besides their math and copies
 // (experiments/results/2026-11-25-h100-sass-fa2-fwd-walk), except the
-// kernels at the register limit, whose extra moves and spills (up to 130
-// more) are not modelled.
+// kernels below (fa2_fwd_register_limit).
 constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
+
+// d 128 kernels whose walk (experiments/results/2026-11-27-sass-fa2-fwd-walk-d128,
+// the sm_90 full-menu build's SASS) executes far more per step than the rest
+// of the program (the other d 128 tiles: -4 to +29 per step): the walk's count
+// minus the program's, per pipe (fma, alu, local memory), in the step (the
+// masked step takes the same fma and alu; its own LDL/STL count is masked_local)
+// and the epilogue. Read off the walks, not modelled. What they are: the
+// K/V copies' per-chunk row guards and 64-bit addresses recomputed in the
+// kernels with few warps or at the 255-register limit (about 9 instructions
+// per 16-byte chunk: 16x16, 32x16, 64x16, 64x32), and, in 16x32 to 16x128,
+// 32x32 to 32x128 and 64x64, the copies through dev::load_tile_async's
+// rolled loop (a 102-instruction body per 4 chunks: about 22 per chunk, not
+// only the register-limited kernels: 16x32 has 128 registers); register
+// moves and spills (LDL/STL: 192 per step at 256x128, 8 at 128x256). The
+// masked step's own unmodelled mask arithmetic (every tile) is left out.
+// The lazy rescale block's spills (60 LDL/STL at 256x128) are not counted
+// (the rescale is not in the program). d 64 kernels are not covered (no d 64
+// listing of this build was walked).
+struct Fa2FwdRegisterLimit {
+  int step_fma, step_alu, step_local, masked_local, epi_local;
+};
+Fa2FwdRegisterLimit fa2_fwd_register_limit(int d, int bm, int bn) {
+  if (d != 128) return {0, 0, 0, 0, 0};
+  if (bm == 16 && bn == 16) return {79, 64, 0, 0, 0};
+  if (bm == 16 && bn == 32) return {270, 406, 0, 0, 0};
+  if (bm == 16 && bn == 64) return {557, 815, 0, 0, 0};
+  if (bm == 16 && bn == 128) return {1174, 1590, 0, 0, 0};
+  if (bm == 32 && bn == 16) return {75, 65, 0, 0, 0};
+  if (bm == 32 && bn == 32) return {259, 415, 0, 0, 0};
+  if (bm == 32 && bn == 64) return {573, 882, 3, 2, 1};
+  if (bm == 32 && bn == 128) return {582, 790, 0, 0, 0};
+  if (bm == 64 && bn == 16) return {31, 29, 0, 0, 0};
+  if (bm == 64 && bn == 32) return {87, 65, 1, 12, 0};
+  if (bm == 64 && bn == 64) return {309, 442, 3, 2, 1};
+  if (bm == 128 && bn == 256) return {103, 0, 8, 22, 4};
+  if (bm == 256 && bn == 128) return {74, 10, 192, 224, 35};
+  return {0, 0, 0, 0, 0};
+}
 
 // A K or V tile by cp.async (TileCopy::load): a thread's chunks are one
 // 16-byte LDGSTS each, the global address of each after the first one a
@@ -160,8 +197,10 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
                    (masked ? " masked" : ""));
-  b.repeat(Pipe::fma, kFa2StepOverheadFma);
-  b.repeat(Pipe::alu, kFa2StepOverheadAlu);
+  const Fa2FwdRegisterLimit limit = fa2_fwd_register_limit(d, bm, bn);
+  b.repeat(Pipe::fma, kFa2StepOverheadFma + limit.step_fma);
+  b.repeat(Pipe::alu, kFa2StepOverheadAlu + limit.step_alu);
+  for (int k = 0; k < (masked ? limit.masked_local : limit.step_local); ++k) b.local_access();  // LDL / STL
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
   emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue V_j
@@ -232,6 +271,7 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd epilogue");
+  for (int k = 0; k < fa2_fwd_register_limit(d, bm, bn).epi_local; ++k) b.local_access();  // LDL / STL
   b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
     const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);  // quad sum

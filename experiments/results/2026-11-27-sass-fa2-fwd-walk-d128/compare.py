@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Program vs walk per pipe for FA2 forward at d 128: the unmasked and masked step and the epilogue.
+
+    compare.py [walk.txt] [iosim]   (from the repository root; defaults below)
+
+Reads fa2_fwd_walk.py's output (walk.txt) and the programs `iosim simulate --json` builds for each
+tile (kernels[0].sm_model.programs[].instructions; the walk's xu is the program's mufu) and prints
+per tile and program the walk's count, the program's, and walk - program per pipe.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WALK = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, 'walk.txt')
+IOSIM = sys.argv[2] if len(sys.argv) > 2 else 'build/sim/iosim'
+PIPES = ['tensor', 'fma', 'alu', 'xu', 'smem', 'shfl', 'global', 'barrier']
+
+
+def walks(path):
+    out, tile = {}, None
+    for line in open(path):
+        m = re.match(r'd128 (\d+x\d+) (step|masked)\s+\S+ (.*)', line)
+        e = re.match(r'\s+epilogue\s+\S+ (.*)', line)
+        if m:
+            tile = m.group(1)
+            out[(tile, m.group(2))] = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', m.group(3))}
+        elif e and tile:
+            out[(tile, 'epilogue')] = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', e.group(1))}
+    return out
+
+
+def programs(bm, bn):
+    j = json.loads(subprocess.check_output(
+        [IOSIM, 'simulate', '--profile', 'h200-sxm-141gb', '--algo', 'fa2', '--pass', 'fwd', '--batch', '2',
+         '--heads', '16', '--seq', '5000', '--head-dim', '128', '--block-m', str(bm), '--block-n', str(bn),
+         '--json']))
+    res = {}
+    for p in j['kernels'][0]['sm_model']['programs']:
+        kind = 'epilogue' if 'epilogue' in p['name'] else 'masked' if p['name'].endswith('masked') else 'step'
+        c = dict(p['instructions'])
+        c['xu'] = c.pop('mufu', 0)
+        res[kind] = c
+    return res
+
+
+def main():
+    w = walks(WALK)
+    tiles = sorted({t for t, _ in w}, key=lambda t: tuple(map(int, t.split('x'))))
+    print(f"{'tile':8} {'program':9} {'':5} {'total':>6} " + ' '.join(f'{p:>7}' for p in PIPES))
+    for t in tiles:
+        bm, bn = map(int, t.split('x'))
+        try:
+            prog = programs(bm, bn)
+        except subprocess.CalledProcessError:
+            print(f'{t:8} (iosim has no such kernel)')
+            continue
+        for kind in ('step', 'masked', 'epilogue'):
+            a, b = w.get((t, kind)), prog.get(kind)
+            if not a or not b:
+                continue
+            for label, c in (('walk', a), ('prog', b), ('diff', {p: a.get(p, 0) - b.get(p, 0) for p in PIPES})):
+                print(f"{t:8} {kind:9} {label:5} {sum(c.get(p, 0) for p in PIPES):6d} "
+                      + ' '.join(f'{c.get(p, 0):7d}' for p in PIPES))
+        print()
+
+
+if __name__ == '__main__':
+    main()
