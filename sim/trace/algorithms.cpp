@@ -417,9 +417,12 @@ class PlannedKernel final : public KernelTrace {
   int pipeline_stages() const override {
     switch (k_.kind) {
       case KernelKind::fa2_fwd:
-      case KernelKind::fa2_bwd_main:
       case KernelKind::splitkv_fwd:
       case KernelKind::gemm: return 2;
+      // Q_i, dO_i in two stages where they fit (the next pair loads during
+      // the whole step), else in one (it loads only once the step is done
+      // with the pair: during dQ; the engine overlaps nothing then).
+      case KernelKind::fa2_bwd_main: return static_cast<int>(k_.as<schedule::Fa2BackwardSchedule>().q_stages());
       // TMA into the schedule's ring of K/V stages (2 at d = 128, 4 at d = 64).
       case KernelKind::fa3_fwd: return static_cast<int>(k_.as<schedule::Fa3ForwardSchedule>().stages());
       default: return 1;
