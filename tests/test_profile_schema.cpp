@@ -295,13 +295,15 @@ BOOST_AUTO_TEST_CASE(the_wgmma_keys_load_where_given_and_are_zero_where_absent) 
   BOOST_TEST(q.sm_pipes.wgmma_latency_cycles == 0.0);
 }
 
+// The pipes section with `keys` appended, `from` in them replaced by `to`.
+std::string pipes_with_keys(const std::string& keys, const std::string& from, const std::string& to) {
+  const size_t at = keys.find(from);
+  BOOST_TEST_REQUIRE(at != std::string::npos, from);
+  return with_pipes(kPipes + keys.substr(0, at) + to + keys.substr(at + from.size()));
+}
+
 BOOST_AUTO_TEST_CASE(malformed_wgmma_values_are_rejected_naming_the_key) {
-  auto with = [](const std::string& from, const std::string& to) {
-    const std::string w = kWgmma;
-    const size_t at = w.find(from);
-    BOOST_TEST_REQUIRE(at != std::string::npos, from);
-    return with_pipes(kPipes + w.substr(0, at) + to + w.substr(at + from.size()));
-  };
+  auto with = [](const std::string& from, const std::string& to) { return pipes_with_keys(kWgmma, from, to); };
   expect_rejected(with("4096 FLOP/cycle", "0 FLOP/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "is not positive");
   expect_rejected(with("4096 FLOP/cycle", "4096 op/cycle"), "wgmma_f16", "sm_pipes.wgmma_f16", "not FLOP per cycle");
   expect_rejected(with("128 cycles", "128 FLOP/cycle"), "wgmma_latency", "sm_pipes.wgmma_latency",
@@ -331,12 +333,7 @@ BOOST_AUTO_TEST_CASE(the_branch_keys_load_where_given_and_are_zero_where_absent)
 }
 
 BOOST_AUTO_TEST_CASE(malformed_branch_values_are_rejected_naming_the_key) {
-  auto with = [](const std::string& from, const std::string& to) {
-    const std::string b = kBranch;
-    const size_t at = b.find(from);
-    BOOST_TEST_REQUIRE(at != std::string::npos, from);
-    return with_pipes(kPipes + b.substr(0, at) + to + b.substr(at + from.size()));
-  };
+  auto with = [](const std::string& from, const std::string& to) { return pipes_with_keys(kBranch, from, to); };
   expect_rejected(with("27.1 cycles", "27.1 op/cycle"), "branch_taken", "sm_pipes.branch_taken",
                   "is operations per cycle, not a latency");
   expect_rejected(with("16.2 cycles", "16.2 B/cycle"), "branch_not_taken", "sm_pipes.branch_not_taken",

@@ -56,6 +56,16 @@ __device__ __forceinline__ void block(float& x, std::uint32_t lane, std::uint32_
   }
 }
 
+// The CTA's slowest warp's cycles from c0 to c1, into cycles[blockIdx.x].
+__device__ void record_slowest(long long c0, long long c1, long long* cycles) {
+  __shared__ long long slowest;
+  if (threadIdx.x == 0) slowest = 0;
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0) atomicMax(reinterpret_cast<unsigned long long*>(&slowest), c1 - c0);
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = slowest;
+}
+
 template <int V>
 __global__ void branch_kernel(int iters, std::uint32_t limit, long long* cycles, float* sink) {
   float x = 0.5f + 0.001f * threadIdx.x;
@@ -68,13 +78,7 @@ __global__ void branch_kernel(int iters, std::uint32_t limit, long long* cycles,
     for (int k = 0; k < kUnroll; ++k) block<V>(x, lane, limit);
   }
   sink[blockIdx.x * blockDim.x + threadIdx.x] = x;  // waits for the chain
-  const long long c1 = clock64();
-  __shared__ long long slowest;
-  if (threadIdx.x == 0) slowest = 0;
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) atomicMax(reinterpret_cast<unsigned long long*>(&slowest), c1 - c0);
-  __syncthreads();
-  if (threadIdx.x == 0) cycles[blockIdx.x] = slowest;
+  record_slowest(c0, clock64(), cycles);
 }
 
 // A loop that is not unrolled: K independent FFMA chains per iteration, then
@@ -96,13 +100,7 @@ __global__ void loop_kernel(int iters, long long* cycles, float* sink) {
 #pragma unroll
   for (int k = 0; k < K; ++k) s += x[k];
   sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
-  const long long c1 = clock64();
-  __shared__ long long slowest;
-  if (threadIdx.x == 0) slowest = 0;
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) atomicMax(reinterpret_cast<unsigned long long*>(&slowest), c1 - c0);
-  __syncthreads();
-  if (threadIdx.x == 0) cycles[blockIdx.x] = slowest;
+  record_slowest(c0, clock64(), cycles);
 }
 
 template <int K>

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """FA2 forward: instructions one warp executes per unmasked key-block step, by pipe, per tile.
 
-    xz -dc /work/notes/sass/fa2_fwd_fp16_d64.sass.xz > d64.sass
-    experiments/probes/fa2_fwd_walk.py d64.sass [BMxBN ...]
+    experiments/probes/fa2_fwd_walk.py LISTING [BMxBN ...]
+
+LISTING is a `cuobjdump -sass` of kernels/fa2/fa2_fwd_fp16_d{64,128}.cu.o (e.g.
+/work/sass/fa2_fwd_fp16_d64.sass, outside the repository); D is 128 if the file name holds
+`d128`, else 64.
 
 Walks the unmasked main loop of fa2_forward_kernel<__half, D, BM, BN, false> (the first loop
 that holds HMMAs; it ends in a `BRA P1` back edge) from its first instruction to its back

@@ -60,40 +60,19 @@ ProgramBuilder::Value ProgramBuilder::wgmma(int n, Value a, Value desc) {
   return v;
 }
 
-ProgramBuilder::Value ProgramBuilder::wgmma_wait(Value last) {
-  const Value v = emit(Pipe::alu, last);
-  program_.code.back().op = Op::wgmma_wait;
+ProgramBuilder::Value ProgramBuilder::emit_op(Pipe pipe, Op op, Value source, std::int32_t bytes) {
+  const Value v = emit(pipe, source, kNone, kNone, bytes);
+  program_.code.back().op = op;
   return v;
 }
 
-ProgramBuilder::Value ProgramBuilder::turn_wait() {
-  const Value v = emit(Pipe::alu);
-  program_.code.back().op = Op::turn_wait;
-  return v;
-}
-
-ProgramBuilder::Value ProgramBuilder::turn_pass() {
-  const Value v = emit(Pipe::alu);
-  program_.code.back().op = Op::turn_pass;
-  return v;
-}
-
+ProgramBuilder::Value ProgramBuilder::wgmma_wait(Value last) { return emit_op(Pipe::alu, Op::wgmma_wait, last); }
+ProgramBuilder::Value ProgramBuilder::turn_wait() { return emit_op(Pipe::alu, Op::turn_wait); }
+ProgramBuilder::Value ProgramBuilder::turn_pass() { return emit_op(Pipe::alu, Op::turn_pass); }
 ProgramBuilder::Value ProgramBuilder::branch(bool taken) {
-  const Value v = emit(Pipe::alu);
-  program_.code.back().op = taken ? Op::branch_taken : Op::branch_not_taken;
-  return v;
+  return emit_op(Pipe::alu, taken ? Op::branch_taken : Op::branch_not_taken);
 }
-
-ProgramBuilder::Value ProgramBuilder::local_access() {
-  const Value v = emit(Pipe::global, kNone, kNone, kNone, 128);
-  program_.code.back().op = Op::local;
-  return v;
-}
-
-ProgramBuilder::Value ProgramBuilder::reconverge() {
-  const Value v = emit(Pipe::alu);
-  program_.code.back().op = Op::reconverge;
-  return v;
-}
+ProgramBuilder::Value ProgramBuilder::reconverge() { return emit_op(Pipe::alu, Op::reconverge); }
+ProgramBuilder::Value ProgramBuilder::local_access() { return emit_op(Pipe::global, Op::local, kNone, 128); }
 
 }  // namespace iosim::schedule

@@ -149,6 +149,8 @@ class ProgramBuilder {
   WarpProgram take() { return std::move(program_); }
 
  private:
+  // An instruction with its Op (one source at most).
+  Value emit_op(Pipe pipe, Op op, Value source = kNone, std::int32_t bytes = 0);
   WarpProgram program_;
 };
 

@@ -140,27 +140,46 @@ V emit_quad_reduce(ProgramBuilder& b, V v, Pipe op) {
 // kernels below (fa2_fwd_register_limit).
 constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
 
-// d 128 kernels whose walk (experiments/results/2026-11-27-sass-fa2-fwd-walk-d128,
-// the sm_90 full-menu build's SASS) executes far more per step than the rest
-// of the program (the other d 128 tiles: -4 to +29 per step): the walk's count
-// minus the program's, per pipe (fma, alu, local memory), in the step (the
-// masked step takes the same fma and alu; its own LDL/STL count is masked_local)
-// and the epilogue. Read off the walks, not modelled. What they are: the
-// K/V copies' per-chunk row guards and 64-bit addresses recomputed in the
-// kernels with few warps or at the 255-register limit (about 9 instructions
-// per 16-byte chunk: 16x16, 32x16, 64x16, 64x32), and, in 16x32 to 16x128,
-// 32x32 to 32x128 and 64x64, the copies through dev::load_tile_async's
-// rolled loop (a 102-instruction body per 4 chunks: about 22 per chunk, not
-// only the register-limited kernels: 16x32 has 128 registers); register
-// moves and spills (LDL/STL: 192 per step at 256x128, 8 at 128x256). The
-// masked step's own unmodelled mask arithmetic (every tile) is left out.
-// The lazy rescale block's spills (60 LDL/STL at 256x128) are not counted
-// (the rescale is not in the program). d 64 kernels are not covered (no d 64
-// listing of this build was walked).
+// Kernels whose walk (the sm_90 full-menu build's SASS, every d 64 and d 128
+// tile of the menu: experiments/results/2026-11-27-sass-fa2-fwd-walk-d128 and
+// -d64) executes far more per step than the rest of the program (the other
+// tiles: -4 to +29 per step at d 128, -5 to +21 at d 64): the walk's count
+// minus the program's, per pipe (fma, alu, local memory; a negative pipe is
+// 0), in the step (the masked step takes the same fma and alu; its own
+// LDL/STL count is masked_local) and the epilogue. Read off the walks, not
+// modelled, not fitted to measured times. What they are: the K/V copies'
+// per-chunk row guards and 64-bit addresses recomputed in the kernels with
+// few warps or at the 255-register limit (about 9 instructions per 16-byte
+// chunk; d 128: 16x16, 32x16, 64x16, 64x32; d 64: 16x16, 16x32, 32x16,
+// 32x32, and at 64x128 about 3 IMAD per chunk with 12 moves), and, in d 128
+// 16x32 to 16x128, 32x32 to 32x128 and 64x64 and d 64 16x64, 16x128, 32x64
+// and 32x128, the copies through dev::load_tile_async's rolled loop (a
+// 102-instruction body per 4 chunks at both d: about 21-22 per chunk, not
+// only the register-limited kernels: d 128 16x32 has 128 registers, d 64
+// 16x64 104); register moves and spills (LDL/STL per step: 192 at d 128
+// 256x128, 8 at d 128 128x256, 737 at d 64 256x256, 3 at d 64 64x128; plus
+// 332 fma and 74 alu at d 64 256x256). The masked step's
+// own unmodelled mask arithmetic (every tile; at d 64 also 39 LDL/STL in the
+// masked step of 128x128 and 256x128) is left out. The lazy rescale block's
+// spills (60 LDL/STL at d 128 256x128) are not counted (the rescale is not
+// in the program).
 struct Fa2FwdRegisterLimit {
   int step_fma, step_alu, step_local, masked_local, epi_local;
 };
 Fa2FwdRegisterLimit fa2_fwd_register_limit(int d, int bm, int bn) {
+  if (d == 64) {
+    if (bm == 16 && bn == 16) return {34, 27, 0, 0, 0};
+    if (bm == 16 && bn == 32) return {82, 58, 0, 0, 0};
+    if (bm == 16 && bn == 64) return {286, 390, 0, 0, 0};
+    if (bm == 16 && bn == 128) return {582, 791, 0, 0, 0};
+    if (bm == 32 && bn == 16) return {33, 29, 0, 0, 0};
+    if (bm == 32 && bn == 32) return {79, 61, 0, 0, 0};
+    if (bm == 32 && bn == 64) return {278, 398, 0, 0, 0};
+    if (bm == 32 && bn == 128) return {596, 791, 0, 39, 0};
+    if (bm == 64 && bn == 128) return {115, 0, 3, 10, 3};
+    if (bm == 256 && bn == 256) return {332, 74, 737, 1080, 11};
+    return {0, 0, 0, 0, 0};
+  }
   if (d != 128) return {0, 0, 0, 0, 0};
   if (bm == 16 && bn == 16) return {79, 64, 0, 0, 0};
   if (bm == 16 && bn == 32) return {270, 406, 0, 0, 0};

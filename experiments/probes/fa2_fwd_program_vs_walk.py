@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Program vs walk per pipe for FA2 forward at d 128: the unmasked and masked step and the epilogue.
+"""Program vs walk per pipe for FA2 forward at one head dimension: the unmasked and masked step and the epilogue.
 
-    compare.py [walk.txt] [iosim]   (from the repository root; defaults below)
+    experiments/probes/fa2_fwd_program_vs_walk.py WALK.txt [IOSIM]   (from the repository root; IOSIM: build/sim/iosim)
+
+The head dimension is the walk's (its lines start `d64 BMxBN` or `d128 BMxBN`).
 
 Reads fa2_fwd_walk.py's output (walk.txt) and the programs `iosim simulate --json` builds for each
 tile (kernels[0].sm_model.programs[].instructions; the walk's xu is the program's mufu) and prints
@@ -13,20 +15,23 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-WALK = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, 'walk.txt')
+if len(sys.argv) < 2:
+    sys.exit(__doc__)
+WALK = sys.argv[1]
 IOSIM = sys.argv[2] if len(sys.argv) > 2 else 'build/sim/iosim'
+D = 64
 PIPES = ['tensor', 'fma', 'alu', 'xu', 'smem', 'shfl', 'global', 'barrier']
 
 
 def walks(path):
+    global D
     out, tile = {}, None
     for line in open(path):
-        m = re.match(r'd128 (\d+x\d+) (step|masked)\s+\S+ (.*)', line)
+        m = re.match(r'd(\d+) (\d+x\d+) (step|masked)\s+\S+ (.*)', line)
         e = re.match(r'\s+epilogue\s+\S+ (.*)', line)
         if m:
-            tile = m.group(1)
-            out[(tile, m.group(2))] = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', m.group(3))}
+            D, tile = int(m.group(1)), m.group(2)
+            out[(tile, m.group(3))] = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', m.group(4))}
         elif e and tile:
             out[(tile, 'epilogue')] = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', e.group(1))}
     return out
@@ -35,7 +40,7 @@ def walks(path):
 def programs(bm, bn):
     j = json.loads(subprocess.check_output(
         [IOSIM, 'simulate', '--profile', 'h200-sxm-141gb', '--algo', 'fa2', '--pass', 'fwd', '--batch', '2',
-         '--heads', '16', '--seq', '5000', '--head-dim', '128', '--block-m', str(bm), '--block-n', str(bn),
+         '--heads', '16', '--seq', '5000', '--head-dim', str(D), '--block-m', str(bm), '--block-n', str(bn),
          '--json']))
     res = {}
     for p in j['kernels'][0]['sm_model']['programs']:
