@@ -7,7 +7,7 @@
 // bound), and where the pipe saturates when several warps share it.
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 experiments/probes/pipe_probe.cu -o pipe_probe
-//   ./pipe_probe > pipe.txt
+//   ./pipe_probe > pipe.txt          (./pipe_probe mio: shfl, ex2 and their mixes only)
 //
 // One CTA per SM (grid = SM count, so every SM runs the same), W warps per CTA
 // (warp w on SMSP w % 4, so W/4 warps per SMSP). Each warp runs `iters`
@@ -20,15 +20,16 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "probe_check.h"
 
-enum Op { kMma, kMmaBf16, kEx2, kFfma, kFmnmx, kIadd, kImad, kShfl, kF2fp, kLdsm, kBar, kMmaEx2, kOps };
+enum Op { kMma, kMmaBf16, kEx2, kFfma, kFmnmx, kIadd, kImad, kShfl, kF2fp, kLdsm, kBar, kMmaEx2, kShflEx2, kShflFfma, kOps };
 static const char* kOpNames[kOps] = {"mma_f16", "mma_bf16", "ex2", "ffma", "fmnmx", "iadd", "imad", "shfl",
-                                     "f2fp", "ldsm_x4", "bar_sync", "mma+4ex2"};
+                                     "f2fp", "ldsm_x4", "bar_sync", "mma+4ex2", "shfl+ex2", "shfl+ffma"};
 constexpr int kUnroll = 16;
 
 template <int OP, int ILP>
@@ -65,6 +66,16 @@ __device__ __forceinline__ void body(float (&acc)[ILP][4], std::uint32_t (&u)[IL
       asm volatile("mad.lo.u32 %0, %0, %1, %2;\n" : "+r"(u[i]) : "r"(a0), "r"(b0));
     } else if constexpr (OP == kShfl) {
       asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;\n" : "+r"(u[i]));
+    } else if constexpr (OP == kShflEx2 || OP == kShflFfma) {
+      // Two independent chains per step: do SHFL (MIO) and ex2 (MUFU, also issued through the MIO
+      // queue) share a throughput? shfl+ffma is the control (FFMA is not an MIO instruction).
+      // cycles/instr is then per pair.
+      asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;\n" : "+r"(u[i]));
+      if constexpr (OP == kShflEx2) {
+        asm volatile("ex2.approx.ftz.f32 %0, %0;\n" : "+f"(x[i]));
+      } else {
+        asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f33800000;\n" : "+f"(x[i]));
+      }
     } else if constexpr (OP == kF2fp) {
       asm volatile("{ .reg .b32 t; cvt.rn.f16x2.f32 t, %1, %1; xor.b32 %0, %0, t; }\n" : "+r"(u[i]) : "f"(x[i]));
     } else if constexpr (OP == kLdsm) {
@@ -175,11 +186,18 @@ void sweep_ilp(int sms) {
   sweep<OP, 8>(sms);
 }
 
-int main() {
+int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
   const int sms = prop.multiProcessorCount;
+  if (argc > 1 && std::string(argv[1]) == "mio") {  // the MIO-sharing question alone
+    sweep_ilp<kShfl>(sms);
+    sweep_ilp<kEx2>(sms);
+    sweep_ilp<kShflEx2>(sms);
+    sweep_ilp<kShflFfma>(sms);
+    return 0;
+  }
   sweep_ilp<kMma>(sms);
   sweep_ilp<kMmaBf16>(sms);
   sweep_ilp<kMmaEx2>(sms);
