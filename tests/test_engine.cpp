@@ -432,6 +432,30 @@ BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_at_the_wgmma_clock) {
   BOOST_TEST(seconds(workload::Algorithm::fa2, "900 MHz") == seconds(workload::Algorithm::fa2, "1800 MHz"));
 }
 
+// One SM pulls its loads from L2 no faster than the profile's measured
+// sm_pipes.l2_load_per_sm: at a few bytes per cycle the loads, not the
+// products, set a kernel's time.
+BOOST_AUTO_TEST_CASE(an_sms_loads_arrive_no_faster_than_its_l2_port) {
+  const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
+  workload::Problem prob;
+  prob.batch = 1;
+  prob.heads = prob.kv_heads = 16;
+  prob.seq_q = prob.seq_k = 2048;
+  prob.head_dim = 64;
+  auto seconds = [&](const char* rate) {
+    const auto p = profile::load_profile(path, {{"sm_pipes.l2_load_per_sm", rate}});
+    trace::TraceOptions o;
+    o.algorithm = workload::Algorithm::fa2;
+    o.block_m = 128;
+    o.block_n = 128;
+    o.sram_limit_bytes = p.smem_per_block_bytes;
+    return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+  };
+  const double fast = seconds("1000 B/cycle"), slow = seconds("2 B/cycle");
+  BOOST_TEST(slow > 3 * fast);
+  BOOST_TEST(seconds("127 B/cycle") >= fast);
+}
+
 BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
   const auto p = a100();
   workload::Problem prob;

@@ -93,7 +93,12 @@ class KernelRunner {
       slots_[i].ring.resize(static_cast<size_t>(stages_));
     }
     pipe_free_.assign(static_cast<size_t>(sm_count_), 0);
+    load_port_free_.assign(static_cast<size_t>(sm_count_), 0);
     resident_.assign(static_cast<size_t>(sm_count_), 0);
+    // One SM pulls L2 data at most this fast (calibrate: one SM re-reading
+    // L2-resident data); without a measured value, no per-SM limit.
+    if (p.sm_pipes.present && p.sm_pipes.l2_load_bytes_per_cycle > 0)
+      load_cycles_per_byte_ = 1.0 / p.sm_pipes.l2_load_bytes_per_cycle;
   }
 
   // Returns the kernel's end time.
@@ -204,8 +209,16 @@ class KernelRunner {
       for (const auto& a : b.step.loads) mem_.prefetch(round_piece(a, r, b.rounds));
     for (const auto& a : b.step.loads) {
       const trace::RangeAccess piece = round_piece(a, k, b.rounds);
-      if (piece.bytes() > 0) b.ready = std::max(b.ready, mem_.load(piece, t, part));
+      if (piece.bytes() > 0) b.ready = std::max(b.ready, through_load_port(s, t, piece.bytes(), mem_.load(piece, t, part)));
     }
+  }
+  // When a load of `bytes` issued at t is in: the memory system's answer, or
+  // later when the SM's L2->SM port, busy with its earlier loads, delivers it.
+  double through_load_port(const Slot& s, double t, i64 bytes, double ready) {
+    if (load_cycles_per_byte_ <= 0) return ready;
+    double& port = load_port_free_[static_cast<size_t>(s.sm)];
+    port = std::max(port, t) + static_cast<double>(bytes) * load_cycles_per_byte_;
+    return std::max(ready, port);
   }
   static trace::RangeAccess round_piece(const trace::RangeAccess& a, int k, int rounds) {
     if (rounds <= 1) return a;
@@ -364,6 +377,8 @@ class KernelRunner {
   i64 queued_ = 0, next_cta_ = 0;
   std::vector<Slot> slots_;
   std::vector<double> pipe_free_;
+  std::vector<double> load_port_free_;  // per SM: when its L2->SM port has delivered its loads so far
+  double load_cycles_per_byte_ = 0;     // 0: no per-SM limit
   std::vector<i64> resident_;  // CTAs on each SM now
   std::shared_ptr<const schedule::KernelPrograms> programs_;
   SmModel& sm_model_;
