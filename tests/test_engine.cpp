@@ -407,24 +407,35 @@ BOOST_AUTO_TEST_CASE(occupancy_limits_follow_the_profile) {
   BOOST_CHECK_THROW(engine::compute_occupancy(p, {128, p.smem_per_block_bytes + 1, 32}, 10, "k"), InputError);
 }
 
+namespace {
+
+// The first kernel's seconds of `algo` (128 x 128 tiles) on B x H heads of
+// N tokens at head dim d, on the H100 profile with one key overridden.
+double h100_kernel_seconds(workload::Algorithm algo, i64 batch, i64 heads, i64 seq, i64 d, const std::string& key,
+                           const std::string& value) {
+  const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
+  const auto p = profile::load_profile(path, {{key, value}});
+  workload::Problem prob;
+  prob.batch = batch;
+  prob.heads = prob.kv_heads = heads;
+  prob.seq_q = prob.seq_k = seq;
+  prob.head_dim = d;
+  trace::TraceOptions o;
+  o.algorithm = algo;
+  o.block_m = 128;
+  o.block_n = 128;
+  o.sram_limit_bytes = p.smem_per_block_bytes;
+  return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+}
+
+}  // namespace
+
 // A kernel that issues wgmma (FA3) runs at the profile's clock under wgmma
 // load; one that issues mma.sync (FA2) at the mma.sync clock, whatever the
 // wgmma clock says.
 BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_at_the_wgmma_clock) {
-  const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
-  workload::Problem prob;
-  prob.batch = 2;
-  prob.heads = prob.kv_heads = 16;
-  prob.seq_q = prob.seq_k = 4096;
-  prob.head_dim = 128;
-  auto seconds = [&](workload::Algorithm algo, const char* clock) {
-    const auto p = profile::load_profile(path, {{"sm_pipes.clock_wgmma_load", clock}});
-    trace::TraceOptions o;
-    o.algorithm = algo;
-    o.block_m = 128;
-    o.block_n = 128;
-    o.sram_limit_bytes = p.smem_per_block_bytes;
-    return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+  auto seconds = [](workload::Algorithm algo, const char* clock) {
+    return h100_kernel_seconds(algo, 2, 16, 4096, 128, "sm_pipes.clock_wgmma_load", clock);
   };
   const double fa3_fast = seconds(workload::Algorithm::fa3, "1800 MHz");
   const double fa3_slow = seconds(workload::Algorithm::fa3, "900 MHz");
@@ -436,20 +447,8 @@ BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_at_the_wgmma_clock) {
 // sm_pipes.l2_load_per_sm: at a few bytes per cycle the loads, not the
 // products, set a kernel's time.
 BOOST_AUTO_TEST_CASE(an_sms_loads_arrive_no_faster_than_its_l2_port) {
-  const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
-  workload::Problem prob;
-  prob.batch = 1;
-  prob.heads = prob.kv_heads = 16;
-  prob.seq_q = prob.seq_k = 2048;
-  prob.head_dim = 64;
-  auto seconds = [&](const char* rate) {
-    const auto p = profile::load_profile(path, {{"sm_pipes.l2_load_per_sm", rate}});
-    trace::TraceOptions o;
-    o.algorithm = workload::Algorithm::fa2;
-    o.block_m = 128;
-    o.block_n = 128;
-    o.sram_limit_bytes = p.smem_per_block_bytes;
-    return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+  auto seconds = [](const char* rate) {
+    return h100_kernel_seconds(workload::Algorithm::fa2, 1, 16, 2048, 64, "sm_pipes.l2_load_per_sm", rate);
   };
   const double fast = seconds("1000 B/cycle"), slow = seconds("2 B/cycle");
   BOOST_TEST(slow > 3 * fast);
