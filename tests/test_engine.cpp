@@ -1054,6 +1054,15 @@ engine::SmMachine wgmma_machine(double extra_latency) {
   return m;
 }
 
+// `count` independent wgmma m64nNk16, then the wait for the last one.
+schedule::WarpProgram wgmma_run(const std::string& name, int n, int count) {
+  schedule::ProgramBuilder b(name);
+  schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
+  for (int k = 0; k < count; ++k) last = b.wgmma(n);
+  b.wgmma_wait(last);
+  return b.take();
+}
+
 double lone_warp_cycles(const engine::SmMachine& m, const schedule::WarpProgram& prog) {
   return engine::SmModel(m).step_cycles(prog, 1, 1);
 }
@@ -1062,21 +1071,13 @@ double lone_warp_cycles(const engine::SmMachine& m, const schedule::WarpProgram&
 
 BOOST_AUTO_TEST_CASE(independent_wgmmas_are_bound_by_the_tensor_pipe_time_of_each) {
   const engine::SmMachine m = wgmma_machine(30);
-  schedule::ProgramBuilder b("wgmma x20");
-  schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
-  for (int k = 0; k < 20; ++k) last = b.wgmma(128);
-  b.wgmma_wait(last);
-  const schedule::WarpProgram prog = b.take();
+  const schedule::WarpProgram prog = wgmma_run("wgmma x20", 128, 20);
   BOOST_TEST(prog.count(schedule::Pipe::tensor) == 20);
   // 20 x 64 cycles in the pipe, then the last one's extra latency.
   BOOST_TEST(lone_warp_cycles(m, prog) == 20 * 64 + 30, boost::test_tools::tolerance(0.01));
   BOOST_TEST(engine::pipe_cycles(m, prog.code[0]) == 64.0);
   // N = 64 takes half the pipe time.
-  schedule::ProgramBuilder h("wgmma n64 x20");
-  last = schedule::ProgramBuilder::kNone;
-  for (int k = 0; k < 20; ++k) last = h.wgmma(64);
-  h.wgmma_wait(last);
-  BOOST_TEST(lone_warp_cycles(m, h.take()) == 20 * 32 + 30, boost::test_tools::tolerance(0.01));
+  BOOST_TEST(lone_warp_cycles(m, wgmma_run("wgmma n64 x20", 64, 20)) == 20 * 32 + 30, boost::test_tools::tolerance(0.01));
 }
 
 BOOST_AUTO_TEST_CASE(a_dependent_wgmma_chain_pays_the_latency_per_link) {
@@ -1112,11 +1113,7 @@ BOOST_AUTO_TEST_CASE(fp32_work_behind_an_outstanding_wgmma_overlaps_it) {
 // sub-partitions run theirs side by side.
 BOOST_AUTO_TEST_CASE(wgmmas_of_warps_on_one_sub_partition_share_its_tensor_pipe) {
   const engine::SmMachine m = wgmma_machine(0);
-  schedule::ProgramBuilder b("wgmma x10");
-  schedule::ProgramBuilder::Value last = schedule::ProgramBuilder::kNone;
-  for (int k = 0; k < 10; ++k) last = b.wgmma(128);
-  b.wgmma_wait(last);
-  const schedule::WarpProgram prog = b.take();
+  const schedule::WarpProgram prog = wgmma_run("wgmma x10", 128, 10);
   engine::SmModel model(m);
   // Steady state per step (5 steps back to back): 4 warps, one per SMSP: 640; 8 warps, two per SMSP: 1280.
   BOOST_TEST(model.step_cycles(prog, 4, 1) == 640, boost::test_tools::tolerance(0.02));

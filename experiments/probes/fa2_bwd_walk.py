@@ -26,7 +26,6 @@ apart (register moves and local memory at the 255-register limit).
 import collections
 import importlib.util
 import os
-import re
 import sys
 
 _spec = importlib.util.spec_from_file_location("sass_walk", os.path.join(os.path.dirname(__file__), "sass_walk.py"))
@@ -34,13 +33,7 @@ sw = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sw)
 
 
-def parse(text):
-    m = re.match(r'(@!?U?P\w+\s+)?(\S+)\s*(.*)', text)
-    return (m.group(1) or '').strip(), m.group(2), m.group(3)
-
-
-def target(args):
-    return int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
+parse, target = sw.parse, sw.target
 
 
 def cond_branch(code, a):

@@ -28,13 +28,7 @@ sw = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sw)
 
 
-def parse(text):
-    m = re.match(r'(@!?U?P\w+\s+)?(\S+)\s*(.*)', text)
-    return (m.group(1) or '').strip(), m.group(2), m.group(3)
-
-
-def target(args):
-    return int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
+parse, target = sw.parse, sw.target
 
 
 def main_loop(code, order, which=0):

@@ -56,6 +56,17 @@ def read_function(path, pattern):
     return code, order
 
 
+def parse(text):
+    """(predicate, opcode, arguments) of one instruction's text."""
+    m = re.match(r'(@!?U?P\w+\s+)?(\S+)\s*(.*)', text)
+    return (m.group(1) or '').strip(), m.group(2), m.group(3)
+
+
+def target(args):
+    """The address a branch's arguments name."""
+    return int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
+
+
 def walk(code, order, start, stop, branches, regions):
     nxt = {order[k]: order[k + 1] for k in range(len(order) - 1)}
     counts = collections.defaultdict(collections.Counter)  # region -> pipe / op -> n
@@ -65,8 +76,7 @@ def walk(code, order, start, stop, branches, regions):
         if n > 1_000_000:
             sys.exit("sass_walk: more than 10^6 instructions: a loop without an exit decision?")
         text = code[a]
-        m = re.match(r'(@!?U?P\w+\s+)?(\S+)\s*(.*)', text)
-        pred, op, args = (m.group(1) or '').strip(), m.group(2), m.group(3)
+        pred, op, args = parse(text)
         base = op.split('.')[0]
         if pred == '@!PT':
             a = nxt[a]
@@ -80,13 +90,13 @@ def walk(code, order, start, stop, branches, regions):
             a = nxt[a]
             continue
         if base in ('BRA', 'CALL'):
-            target = int(re.search(r'0x([0-9a-f]+)', args).group(1), 16)
+            dest = target(args)
             if base == 'CALL':
                 stack.append(nxt[a])
-                a = target
+                a = dest
                 continue
             if not pred:
-                a = target
+                a = dest
                 continue
             key = f"{a:x}"
             if key not in branches:
@@ -96,7 +106,7 @@ def walk(code, order, start, stop, branches, regions):
             d = branches[key]
             visits[key] += 1
             taken = d[visits[key] - 1] if isinstance(d, list) else d
-            a = target if taken else nxt[a]
+            a = dest if taken else nxt[a]
             continue
         if base == 'RET':
             a = stack.pop()

@@ -65,14 +65,12 @@ __device__ __forceinline__ WarpRecord span_record(std::uint64_t c0, std::uint64_
   return r;
 }
 
-// The CTA's warps start together, then each runs `body` in blocks of kUnroll
-// until `duration_ns` of %globaltimer have passed since it started; lane 0
-// decides for the whole warp, so warp-synchronous bodies (mma.sync, ldmatrix)
-// stay converged. Lane 0 writes the warp's WarpRecord at records[global warp],
-// work = iterations x work_per_iteration.
-template <int kUnroll, class Body>
-__device__ __forceinline__ void timed_loop(WarpRecord* records, std::uint64_t duration_ns,
-                                           std::uint64_t work_per_iteration, Body&& body) {
+// The CTA's warps start together, then run `body` in blocks of kUnroll until
+// `still_timing(elapsed_ns)` says stop, each warp writing its WarpRecord at
+// records[global warp] (lane 0), work = iterations x work_per_iteration.
+template <int kUnroll, class Body, class StillTiming>
+__device__ __forceinline__ void timed_loop_until(WarpRecord* records, std::uint64_t work_per_iteration, Body&& body,
+                                                 StillTiming&& still_timing) {
   __syncthreads();
   const std::uint64_t g0 = global_ns();
   const std::uint64_t c0 = clock_cycles();
@@ -82,12 +80,23 @@ __device__ __forceinline__ void timed_loop(WarpRecord* records, std::uint64_t du
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) body();
     iterations += kUnroll;
-    more = __shfl_sync(0xffffffffu, global_ns() - g0 < duration_ns, 0);
+    more = still_timing(global_ns() - g0);
   }
   const std::uint64_t c1 = clock_cycles();
   const std::uint64_t g1 = global_ns();
   if ((threadIdx.x & 31) == 0)
     records[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = span_record(c0, c1, g0, g1, iterations * work_per_iteration);
+}
+
+// Each warp runs until `duration_ns` of %globaltimer have passed since it
+// started; lane 0 decides for the whole warp, so warp-synchronous bodies
+// (mma.sync, ldmatrix) stay converged.
+template <int kUnroll, class Body>
+__device__ __forceinline__ void timed_loop(WarpRecord* records, std::uint64_t duration_ns,
+                                           std::uint64_t work_per_iteration, Body&& body) {
+  timed_loop_until<kUnroll>(records, work_per_iteration, body, [duration_ns](std::uint64_t elapsed) {
+    return __shfl_sync(0xffffffffu, elapsed < duration_ns, 0);
+  });
 }
 
 // timed_loop for bodies the CTA's warps must run the same number of times
@@ -96,21 +105,9 @@ __device__ __forceinline__ void timed_loop(WarpRecord* records, std::uint64_t du
 template <int kUnroll, class Body>
 __device__ __forceinline__ void timed_loop_cta(WarpRecord* records, std::uint64_t duration_ns,
                                                std::uint64_t work_per_iteration, Body&& body) {
-  __syncthreads();
-  const std::uint64_t g0 = global_ns();
-  const std::uint64_t c0 = clock_cycles();
-  std::uint64_t iterations = 0;
-  bool more = true;
-  while (more) {
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) body();
-    iterations += kUnroll;
-    more = __syncthreads_or(threadIdx.x == 0 && global_ns() - g0 < duration_ns) != 0;
-  }
-  const std::uint64_t c1 = clock_cycles();
-  const std::uint64_t g1 = global_ns();
-  if ((threadIdx.x & 31) == 0)
-    records[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = span_record(c0, c1, g0, g1, iterations * work_per_iteration);
+  timed_loop_until<kUnroll>(records, work_per_iteration, body, [duration_ns](std::uint64_t elapsed) {
+    return __syncthreads_or(threadIdx.x == 0 && elapsed < duration_ns) != 0;
+  });
 }
 
 // Host: a grid of as many CTAs of `threads` as fit on every SM at once (at

@@ -5,32 +5,16 @@ call), the variant ablation, and the largest errors of the GPU tests
     python3 summarize.py
 """
 import re
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-
-
-def harness_rows():
-    rows = {}
-    for line in (HERE / "bench-final.txt").read_text().splitlines():
-        f = line.split()
-        if len(f) >= 11 and f[0] in ("fp16", "bf16") and f[10].endswith("x"):
-            rows[(f[0], int(f[1]), f[2], int(f[3]))] = (float(f[7]), float(f[9]))  # fa2, fa3 TFLOP/s
-    return rows
-
-
-def cudnn_rows():
-    names = {"float16": "fp16", "bfloat16": "bf16"}
-    rows = {}
-    for line in (HERE / "sdpa-cudnn.txt").read_text().splitlines():
-        f = line.split()
-        if len(f) == 7 and f[0] in names and f[4] == "cudnn":
-            rows[(names[f[0]], int(f[1]), f[2], int(f[3]))] = float(f[6])
-    return rows
+sys.path.insert(0, str(HERE.parents[1]))  # experiments/
+from fa3_results import cudnn_rows, harness_rows  # noqa: E402
 
 
 def main():
-    h, c = harness_rows(), cudnn_rows()
+    h, c = harness_rows(HERE / "bench-final.txt"), cudnn_rows(HERE / "sdpa-cudnn.txt")
     print("| dtype | d | causal | N | FA2 TFLOP/s | FA3 TFLOP/s | cuDNN TFLOP/s | FA3/FA2 | FA3/cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|")
     for key, (fa2, fa3) in h.items():
