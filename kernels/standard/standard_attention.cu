@@ -139,7 +139,13 @@ __device__ __forceinline__ void softmax_row_vec16(const SoftmaxParams& p, const 
   const int chunks = static_cast<int>(p.s.seq_k / 8);
   const int end = static_cast<int>(key_end);  // key_end <= seq_k
   const float c = p.scale * 1.4426950408889634f;  // log2(e) scale
-  float4* sRow4 = reinterpret_cast<float4*>(w.stage);
+  // The staged row in two planes, each chunk's first four values in sLo4 and
+  // its last four in sHi4: consecutive lanes touch consecutive 16-byte slots
+  // (4 wavefronts per warp access). Interleaved (a chunk's 32 bytes
+  // together), each access took 8 (Nsight Compute, 2026-11-27, H200:
+  // experiments/results/2026-11-27-h200-source-counters).
+  float4* sLo4 = reinterpret_cast<float4*>(w.stage);
+  float4* sHi4 = sLo4 + chunks;
   const bool has_mask = p.tiles.mask.active != nullptr;
   const i64 row_block = has_mask ? r / p.tiles.block_m : 0;
   float mx = kNegInf;
@@ -166,8 +172,8 @@ __device__ __forceinline__ void softmax_row_vec16(const SoftmaxParams& p, const 
       }
 #pragma unroll
       for (int k = 0; k < 8; ++k) mx = fmaxf(mx, x[k]);
-      sRow4[2 * j] = make_float4(x[0], x[1], x[2], x[3]);
-      sRow4[2 * j + 1] = make_float4(x[4], x[5], x[6], x[7]);
+      sLo4[j] = make_float4(x[0], x[1], x[2], x[3]);
+      sHi4[j] = make_float4(x[4], x[5], x[6], x[7]);
     }
   }
   mx = row_reduce<kPerRow>(mx, MaxOp{}, scratch);
@@ -176,17 +182,18 @@ __device__ __forceinline__ void softmax_row_vec16(const SoftmaxParams& p, const 
   for (int j = w.first; j < chunks; j += kPerRow) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float4 v = sRow4[2 * j + h];
+      float4* plane = h == 0 ? sLo4 : sHi4;
+      float4 v = plane[j];
       v = make_float4(dev::exp2_approx(v.x - m), dev::exp2_approx(v.y - m), dev::exp2_approx(v.z - m),
                       dev::exp2_approx(v.w - m));
       sum += (v.x + v.y) + (v.z + v.w);
-      sRow4[2 * j + h] = v;
+      plane[j] = v;
     }
   }
   sum = row_reduce<kPerRow>(sum, SumOp{}, scratch);
   const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int j = w.first; j < chunks; j += kPerRow)
-    *reinterpret_cast<uint4*>(gP + 8 * static_cast<i64>(j)) = pack8<T>(sRow4[2 * j], sRow4[2 * j + 1], inv);
+    *reinterpret_cast<uint4*>(gP + 8 * static_cast<i64>(j)) = pack8<T>(sLo4[j], sHi4[j], inv);
 }
 
 // The backward: P and dP chunks loaded four pairs at a time, dot = rowsum(P o
