@@ -409,10 +409,10 @@ BOOST_AUTO_TEST_CASE(occupancy_limits_follow_the_profile) {
 
 namespace {
 
-// The first kernel's seconds of `algo` (128 x 128 tiles) on B x H heads of
-// N tokens at head dim d, on the H100 profile with one key overridden.
-double h100_kernel_seconds(workload::Algorithm algo, i64 batch, i64 heads, i64 seq, i64 d, const std::string& key,
-                           const std::string& value) {
+// The first kernel of `algo` (128 x 128 tiles) on B x H heads of N tokens at
+// head dim d, on the H100 profile with one key overridden.
+engine::KernelResult h100_kernel(workload::Algorithm algo, i64 batch, i64 heads, i64 seq, i64 d,
+                                 const std::string& key, const std::string& value) {
   const std::string path = profile::default_profile_dir() + "/h100-sxm5-80gb.yaml";
   const auto p = profile::load_profile(path, {{key, value}});
   workload::Problem prob;
@@ -425,22 +425,36 @@ double h100_kernel_seconds(workload::Algorithm algo, i64 batch, i64 heads, i64 s
   o.block_m = 128;
   o.block_n = 128;
   o.sram_limit_bytes = p.smem_per_block_bytes;
-  return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).seconds;
+  return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0);
+}
+
+double h100_kernel_seconds(workload::Algorithm algo, i64 batch, i64 heads, i64 seq, i64 d, const std::string& key,
+                           const std::string& value) {
+  return h100_kernel(algo, batch, heads, seq, d, key, value).seconds;
 }
 
 }  // namespace
 
-// A kernel that issues wgmma (FA3) runs at the profile's clock under wgmma
-// load; one that issues mma.sync (FA2) at the mma.sync clock, whatever the
-// wgmma clock says.
-BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_at_the_wgmma_clock) {
-  auto seconds = [](workload::Algorithm algo, const char* clock) {
-    return h100_kernel_seconds(algo, 2, 16, 4096, 128, "sm_pipes.clock_wgmma_load", clock);
+// A kernel that issues wgmma (FA3) runs at a clock between the profile's
+// clock without tensor work (clock_memory_load) and its clock under wgmma
+// flat out, by the share of time its wgmmas keep the tensor pipe busy; one
+// that issues mma.sync (FA2) at the mma.sync clock, whatever the wgmma
+// clock says.
+BOOST_AUTO_TEST_CASE(a_kernel_that_issues_wgmma_runs_between_the_idle_and_the_wgmma_clock) {
+  auto run = [](workload::Algorithm algo, const char* clock) {
+    return h100_kernel(algo, 2, 16, 4096, 128, "sm_pipes.clock_wgmma_load", clock);
   };
-  const double fa3_fast = seconds(workload::Algorithm::fa3, "1800 MHz");
-  const double fa3_slow = seconds(workload::Algorithm::fa3, "900 MHz");
-  BOOST_TEST(fa3_slow > 1.6 * fa3_fast);  // compute-bound: nearly twice as long at half the clock
-  BOOST_TEST(seconds(workload::Algorithm::fa2, "900 MHz") == seconds(workload::Algorithm::fa2, "1800 MHz"));
+  const double idle_hz = 1976.19e6;  // the profile's clock_memory_load
+  const auto same = run(workload::Algorithm::fa3, "1976.19 MHz");
+  BOOST_TEST(same.sm_clock_hz == idle_hz, boost::test_tools::tolerance(1e-9));
+  const auto half = run(workload::Algorithm::fa3, "988.095 MHz");
+  BOOST_TEST(half.sm_clock_hz < 0.9 * idle_hz);  // busy most of the time: well below the idle clock
+  BOOST_TEST(half.sm_clock_hz > 0.5 * idle_hz);  // but not always: above the flat-out one
+  // The time scales with the clock (compute-bound).
+  BOOST_TEST(half.seconds / same.seconds == idle_hz / half.sm_clock_hz, boost::test_tools::tolerance(0.02));
+  const auto fa2_slow = run(workload::Algorithm::fa2, "900 MHz"), fa2_fast = run(workload::Algorithm::fa2, "1800 MHz");
+  BOOST_TEST(fa2_slow.seconds == fa2_fast.seconds);
+  BOOST_TEST(fa2_slow.sm_clock_hz == 1874.3e6, boost::test_tools::tolerance(1e-9));  // clock_tensor_load
 }
 
 // One SM pulls its loads from L2 no faster than the profile's measured

@@ -405,7 +405,7 @@ BOOST_AUTO_TEST_CASE(fa3_plan_launches_its_kernel_with_the_schedules_resources) 
 // issue_pv): per key block d/16 m64n128k16 for S and B_c/16 m64n{d}k16 for
 // P V, each one asynchronous instruction per warp carrying its 16 rows' FLOP
 // (together the step's GEMM FLOP over the 8 consumer warps), and two
-// wait_groups (S, then P V) that the softmax and the rescale of O wait for.
+// wait_groups (S, then P V), both before the softmax.
 BOOST_AUTO_TEST_CASE(fa3_step_issues_the_kernels_wgmmas_and_waits_for_them) {
   using S = schedule::Fa3ForwardSchedule;
   for (const i64 d : {64, 128}) {
@@ -447,6 +447,14 @@ BOOST_AUTO_TEST_CASE(fa3_step_issues_the_kernels_wgmmas_and_waits_for_them) {
       BOOST_TEST((b.op == schedule::Op::wgmma && b.flop == 16 * d * 16 * 2));
       BOOST_TEST(waited[1] > waited[0]);
       BOOST_TEST(prog.count(schedule::Pipe::tensor) == d / 16 + S::kBlockN / 16);
+      // As the kernel's SASS has it, P V's wait comes before any of the
+      // softmax's exponentials (nvcc hoists the second WARPGROUP.DEPBAR).
+      size_t second_wait = 0, first_mufu = prog.code.size();
+      for (size_t k = 0; k < prog.code.size(); ++k) {
+        if (prog.code[k].op == schedule::Op::wgmma_wait) second_wait = k;
+        if (prog.code[k].pipe == schedule::Pipe::mufu) first_mufu = std::min(first_mufu, k);
+      }
+      BOOST_TEST(second_wait < first_mufu);
     }
   }
 }

@@ -25,6 +25,29 @@ bool issues_wgmma(const schedule::KernelPrograms& k) {
   return false;
 }
 
+// The SM clock a wgmma kernel runs at. calibrate measures two ends of the
+// power-limited clock: wgmma flat out (clock_wgmma_load: 1604 MHz on the
+// H200) and no tensor work (clock_memory_load: 1979). A kernel whose wgmmas
+// keep the tensor pipe busy a fraction u of the time is taken to run at the
+// clock linearly between them: the power the tensor cores draw scales with
+// their busy time. u comes from the SM model: the main step's wgmma FLOP over
+// what the pipe could do in the step's cycles at occupancy. Not fitted: two
+// measured ends and an assumption, stated in docs/engine.md with the clocks
+// Nsight Compute measured for FA3 (d 128: u 0.76, 1677-1715 MHz; d 64: u
+// 0.44, 1752-1782; this rule gives 1695 and 1815).
+double wgmma_run_clock(const schedule::KernelPrograms& k, SmModel& sm, i64 warps, i64 ctas) {
+  const SmMachine& m = sm.machine();
+  const schedule::WarpProgram* main = k.find(schedule::kMainStep);
+  if (main == nullptr || !(m.clock_other_hz > m.clock_wgmma_hz) || !(m.wgmma_flop_per_cycle > 0)) return m.clock_wgmma_hz;
+  double flop = 0;
+  for (const auto& in : main->code)
+    if (in.op == schedule::Op::wgmma) flop += in.flop;
+  const double cycles = sm.step_cycles(*main, warps, ctas);
+  if (!(cycles > 0)) return m.clock_wgmma_hz;
+  const double busy = std::min(1.0, flop * static_cast<double>(warps * ctas) / (cycles * kSmsps * m.wgmma_flop_per_cycle));
+  return m.clock_other_hz + busy * (m.clock_wgmma_hz - m.clock_other_hz);
+}
+
 // Per-SM arithmetic rates, per cycle: how a step without a warp program (a
 // trace file that gives none) is timed, its tensor, FP32 and SFU work added.
 struct SmRates {
@@ -78,8 +101,9 @@ class KernelRunner {
     if (programs_) {
       warps_ = std::max<i64>(1, programs_->warps);
       const SmMachine& m = sm_model_.machine();
-      const double run_clock =
-          !programs_->tensor ? m.clock_other_hz : issues_wgmma(*programs_) ? m.clock_wgmma_hz : m.clock_tensor_hz;
+      const double run_clock = !programs_->tensor           ? m.clock_other_hz
+                               : issues_wgmma(*programs_) ? wgmma_run_clock(*programs_, sm_model_, warps_, per_sm_)
+                                                          : m.clock_tensor_hz;
       clock_scale_ = run_clock > 0 ? p.sm_clock_hz / run_clock : 1.0;
     }
     if (static_cast<i64>(sm_count_) * per_sm_ > (i64{1} << EventQueue::kSlotBits))
@@ -127,6 +151,7 @@ class KernelRunner {
   }
 
   trace::ComputeWork compute() const { return compute_; }
+  double clock_scale() const { return clock_scale_; }
   const std::array<i64, schedule::kPipeCount>& instructions() const { return instructions_; }
   std::vector<KernelResult::ProgramTiming> program_timings() {
     std::vector<KernelResult::ProgramTiming> out;
@@ -559,6 +584,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.sm_model = runner.sm_model_used();
     r.machine_measured = machine.measured;
     r.programs = runner.program_timings();
+    r.sm_clock_hz = p.sm_clock_hz / runner.clock_scale();
     r.start_seconds = t / p.sm_clock_hz;
     r.cycles = end - t;
     r.busy = {d.dram.busy_cycles, d.l2_busy_cycles, runner.pipe_busy(), runner.fp32_sfu_busy()};

@@ -126,6 +126,7 @@ struct KernelResult {
     double cycles_at_occupancy = 0;
   };
   std::vector<ProgramTiming> programs;
+  double sm_clock_hz = 0;  // the SM clock the kernel's steps were timed at (its load's, sm_model.h)
 
   double start_seconds = 0;
   double seconds = 0;

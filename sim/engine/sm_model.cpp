@@ -16,7 +16,6 @@ using schedule::WarpProgram;
 
 namespace {
 
-constexpr int kSmsps = 4;
 constexpr i64 kWarpsPerGroup = 4;  // a warpgroup (wgmma, turn taking)
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

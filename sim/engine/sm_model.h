@@ -27,6 +27,9 @@
 
 namespace iosim::engine {
 
+// Sub-partitions (SMSPs) per SM on every architecture the profiles describe.
+inline constexpr int kSmsps = 4;
+
 // One pipe of an SMSP: cycles between instructions, cycles to the result.
 struct PipeTiming {
   double interval = 1;

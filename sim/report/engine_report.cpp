@@ -125,7 +125,7 @@ void write_kernel_result_fields(JsonWriter& j, const KernelResult& k, const std:
   write_fields(j, k, tensor_names, k.sector_bytes);
   // What the SM model ran: warp instructions by pipe (Nsight Compute's
   // smsp__inst_executed_pipe_* and sass counters count the same).
-  j.key("sm_model").begin_object().field("used", k.sm_model);
+  j.key("sm_model").begin_object().field("used", k.sm_model).field("clock_hz", k.sm_clock_hz);
   j.key("instructions").begin_object();
   i64 all = 0;
   for (int q = 0; q < schedule::kPipeCount; ++q) {

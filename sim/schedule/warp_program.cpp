@@ -1,5 +1,6 @@
 #include "sim/schedule/warp_program.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace iosim::schedule {
@@ -49,6 +50,12 @@ ProgramBuilder::Value ProgramBuilder::emit(Pipe pipe, Value a, Value b, Value c,
     if (v != kNone) in.source[in.sources++] = v;
   program_.code.push_back(in);
   return static_cast<Value>(program_.code.size() - 1);
+}
+
+i64 ProgramBuilder::count_since(Pipe p, i64 from) const {
+  i64 n = 0;
+  for (size_t k = static_cast<size_t>(std::max<i64>(from, 0)); k < program_.code.size(); ++k) n += program_.code[k].pipe == p;
+  return n;
 }
 
 ProgramBuilder::Value ProgramBuilder::wgmma(int n, Value a, Value desc) {

@@ -146,6 +146,8 @@ class ProgramBuilder {
     for (i64 k = 0; k < n; ++k) emit(pipe);
   }
   i64 size() const { return static_cast<i64>(program_.code.size()); }
+  // Instructions of a pipe emitted since instruction `from` (a region of the program).
+  i64 count_since(Pipe p, i64 from) const;
   WarpProgram take() { return std::move(program_); }
 
  private:

@@ -321,58 +321,133 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
 
 // FlashAttention-3 forward (kernels/fa3/fa3_forward.cuh, fa3_forward_kernel):
 // the programs are a consumer warp's (8 of the CTA's 12 warps; the producer
-// warpgroup's one thread issues a few TMA instructions per key block and is
-// left out). Per key block n, as fwd_detail::consumer: wait K_n; issue
-// S_n = Q K_n^T (issue_qk: d/16 wgmma m64n128k16, A and B from shared memory)
-// and O += P_{n-1} V_{n-1} (issue_pv: B_c/16 wgmma m64n{d}k16, A = P from
-// registers); wgmma.wait_group 1 (S_n done), release K_n; mask, online
-// softmax of S_n while P V runs; wgmma.wait_group 0, release V_{n-1};
-// rescale O; P_n packed to the data type.
+// warpgroup's one thread issues the TMA loads, about 79 instructions per key
+// block at d 128 and 54 at d 64, 1.7% of the kernel's: left out). Per key
+// block n, as fwd_detail::consumer: wait K_n; issue S_n = Q K_n^T (issue_qk:
+// d/16 wgmma m64n128k16, A and B from shared memory) and O += P_{n-1} V_{n-1}
+// (issue_pv: B_c/16 wgmma m64n{d}k16, A = P from registers); wgmma.wait_group
+// 1 (S_n done), release K_n; then, as the SASS has it, wgmma.wait_group 0
+// (P V done) and V_{n-1} released BEFORE the softmax: nvcc hoists the second
+// WARPGROUP.DEPBAR above the softmax's arithmetic, so a warpgroup's softmax
+// does not overlap its own P V (only the other warpgroup's GEMMs, by the
+// ping-pong); mask, online softmax of S_n, rescale O, P_n packed.
 // Each wgmma is one asynchronous instruction per warp of the warpgroup (its
 // 16 rows, schedule::Op::wgmma): it queues in its sub-partition's tensor pipe
 // for its FLOP at the measured wgmma rate (sm_pipes.wgmma_f16) and the warp
 // goes on issuing until the wait_group that consumes it.
+// Instruction counts: every region of the step is filled to what the kernel
+// executes there (fa3_step_sass), so that the program issues what the kernel
+// issues; the dataflow the program states is the softmax's and the waits'.
 // Approximations: the RS form of P V is timed at the SS rate of the key (the
 // calibrate log has both; no separate key); the wgmma's operands are read from
 // shared memory inside the tensor core and charged nothing on the SM's
 // shared-memory port (the throughput benchmark reads them the same way, so
 // its rate includes them; the consumers issue no other shared-memory
-// instruction that they could delay); wgmma.fence and commit_group are not
-// instructions here (only the descriptors and the waits are); the mbarrier
-// waits are single ALU instructions (the K/V stage ring is the engine's
-// pipeline depth, pipeline_stages = the schedule's stages). The ping-pong is
-// modelled: my_turn / hand_over (named bar.sync / bar.arrive) are
-// Op::turn_wait / Op::turn_pass, so a warpgroup issues its GEMMs only after
-// the other has issued its own, and one's softmax runs beside the other's
-// GEMMs (warpgroup 0 first, as consumer 1's initial bar.arrive lets it).
-// The SM model issues the program in the compiler's order between those
-// fences (compiler_order.h).
+// instruction that they could delay); the mbarrier waits are single ALU
+// instructions (the K/V stage ring is the engine's pipeline depth,
+// pipeline_stages = the schedule's stages). The ping-pong is modelled:
+// my_turn / hand_over (named bar.sync / bar.arrive) are Op::turn_wait /
+// Op::turn_pass, so a warpgroup issues its GEMMs only after the other has
+// issued its own, and one's softmax runs beside the other's GEMMs (warpgroup
+// 0 first, as consumer 1's initial bar.arrive lets it). The SM model issues
+// these programs in the written order (the turn taking stands in for the
+// compiler's order).
+
+// What the kernel executes in one region of a consumer warp's step: its
+// fma-pipe instructions (FFMA, FADD, FMUL, IMAD, F2FP), MUFU, and all.
+struct SassRegion {
+  int fma = 0, mufu = 0, total = 0;
+};
+
+// Per consumer warp and key block, by region, from Nsight Compute's
+// per-instruction executed counts (SourceCounters) of the sm_90a kernels on
+// the H200 (experiments/results/2026-11-27-h200-source-counters, printed by
+// experiments/probes/source_table.py): the loop body's regions at d 128
+// (non-causal N 4096) and d 64 (causal N 4096); the mask's code, executed in
+// the masked step only, from d 64 (it handles the 128 x 128 score tile: the
+// same code at d 128); `once` = the instructions each consumer warp executes
+// once per CTA (setup, first block, last P V, epilogue: the group executed
+// 8 times per CTA) minus one loop step, since the trace gives a CTA one step
+// per key block. Uniform-datapath instructions (the wgmma descriptors: about
+// 7 per wgmma) count as alu, as in the FA2 walks.
+struct Fa3StepSass {
+  SassRegion head, qk, pv, hand_over, wait_s, softmax, mask, once;
+};
+Fa3StepSass fa3_step_sass(int d) {
+  if (d == 64) return {{3, 0, 35}, {2, 0, 30}, {0, 0, 66}, {0, 0, 3}, {0, 0, 7}, {208, 66, 365}, {8, 0, 202}, {221, 20, 559}};
+  if (d == 128) return {{3, 0, 37}, {6, 0, 70}, {0, 0, 59}, {0, 0, 3}, {0, 0, 8}, {239, 66, 398}, {8, 0, 202}, {180, 14, 530}};
+  throw std::logic_error("fa3 forward: no SASS counts for head dim " + std::to_string(d));
+}
+
+// Independent instructions that bring the region begun at `from` up to r:
+// fma and MUFU to r's counts, alu to its total. A program that already has
+// more than the kernel executes there is a bug.
+void fill_region(ProgramBuilder& b, i64 from, const SassRegion& r, const std::string& what) {
+  const i64 fma = r.fma - b.count_since(Pipe::fma, from), mufu = r.mufu - b.count_since(Pipe::mufu, from);
+  const i64 alu = r.total - (b.size() - from) - std::max<i64>(fma, 0) - std::max<i64>(mufu, 0);
+  if (fma < 0 || mufu < 0 || alu < 0)
+    throw std::logic_error("fa3 program: region " + what + " states more instructions than the kernel executes");
+  b.repeat(Pipe::fma, fma);
+  b.repeat(Pipe::mufu, mufu);
+  b.repeat(Pipe::alu, alu);
+}
+
+// The first k of n parts of a region (the wgmma loops fill after each wgmma).
+SassRegion part_of(const SassRegion& r, int k, int n) {
+  return {r.fma * k / n, r.mufu * k / n, r.total * k / n};
+}
+
 WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   using S = Fa3ForwardSchedule;
+  const Fa3StepSass sass = fa3_step_sass(d);
   const int bn = static_cast<int>(S::kBlockN), st = bn / 8, ot = d / 8;  // n8 chunks of S and O per warp
   ProgramBuilder b("fa3_fwd d" + std::to_string(d) + " e" + std::to_string(elem) + (masked ? " masked" : ""));
-  b.alu();  // mbar_wait: K_n landed
-  b.turn_wait();  // named_bar_sync: this warpgroup's turn (the ping-pong)
+  // The loop's test and ring position, mbar_wait (K_n landed: TRYWAIT, its
+  // retry branch falling through), the turn (named_bar_sync).
+  i64 at = b.size();
+  b.branch(true);
+  b.alu();
+  b.branch(false);
+  b.turn_wait();
+  fill_region(b, at, sass.head, "head");
   // issue_qk: per k16 step the descriptors of Q and K, one wgmma m64n128k16 (SS).
+  at = b.size();
+  const int qk = d / 16;
   V s_last = kNone;
-  for (int kk = 0; kk < d / 16; ++kk) {
-    b.alu();
+  for (int kk = 0; kk < qk; ++kk) {
     s_last = b.wgmma(bn, kNone, b.alu());
+    fill_region(b, at, part_of(sass.qk, kk + 1, qk), "issue_qk");
   }
-  b.alu();  // mbar_wait: V_{n-1} landed
-  // issue_pv: O += P_{n-1} V_{n-1}, per k16 step V's descriptor and one wgmma
-  // m64n{d}k16 with A = P (registers, the previous step's: ready). The first
-  // block has none and the epilogue the last: as many P V products as steps.
+  // mbar_wait (V_{n-1} landed), issue_pv: O += P_{n-1} V_{n-1}, per k16 step
+  // V's descriptor and one wgmma m64n{d}k16 with A = P (registers, the
+  // previous step's: ready). The first block has none and the epilogue the
+  // last: as many P V products as steps.
+  at = b.size();
+  b.alu();
+  b.branch(false);
+  const int pv = bn / 16;
   V o_last = kNone;
-  for (int kk = 0; kk < bn / 16; ++kk) o_last = b.wgmma(d, kNone, b.alu());
+  for (int kk = 0; kk < pv; ++kk) {
+    o_last = b.wgmma(d, kNone, b.alu());
+    fill_region(b, at, part_of(sass.pv, kk + 1, pv), "issue_pv");
+  }
+  at = b.size();
   b.turn_pass();  // named_bar_arrive: the other warpgroup's turn
-  const V s_done = b.wgmma_wait(s_last);  // wgmma.wait_group 1: S_n done, P V may still run
+  fill_region(b, at, sass.hand_over, "hand_over");
+  at = b.size();
+  const V s_done = b.wgmma_wait(s_last);  // wgmma.wait_group 1: S_n done
   b.alu(s_done);                          // mbar_arrive: K_n released
+  b.branch(!masked);                      // keys.masked(j)
+  fill_region(b, at, sass.wait_s, "wait_s");
   std::vector<V> sv(static_cast<size_t>(st), s_done);  // S_n by n8 chunk
   if (masked) {  // mask_scores: the row's key end, then a compare and select per score
-    b.repeat(Pipe::alu, 2 * 4);
+    at = b.size();
     for (auto& f : sv) f = b.alu(b.alu(f), f);
+    fill_region(b, at, sass.mask, "mask");
   }
+  at = b.size();
+  const V o_done = b.wgmma_wait(o_last);  // wgmma.wait_group 0, hoisted by the compiler
+  b.alu(o_done);                          // mbar_arrive: V_{n-1} released
   // online_softmax: per thread 2 rows, their maxima (an FMNMX per pair of
   // scores, 4 partial chains), the quad reduction, corr = exp2(m_old - m_new),
   // p = exp2(s scale - m) and the row sum (FADD).
@@ -390,19 +465,20 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
     }
     b.fma(sum, corr[static_cast<size_t>(hh)]);  // row_sum = row_sum corr + sum
   }
-  // wgmma.wait_group 0 (P V done), release V_{n-1}; rescale O (an FMUL per
-  // accumulator register); P_n = S_n packed (an F2FP per pair of scores).
-  const V o_done = b.wgmma_wait(o_last);
+  // Rescale O (an FMUL per accumulator register); P_n = S_n packed (an F2FP
+  // per pair of scores); the loop's back edge.
   for (int nt = 0; nt < ot; ++nt)
     for (int e = 0; e < 4; ++e) b.fma(o_done, corr[static_cast<size_t>(e / 2)]);
-  b.alu(o_done);  // mbar_arrive: V_{n-1} released
-  b.repeat(Pipe::alu, i64{st} * 2);
-  b.repeat(Pipe::alu, 4);  // keys.next(j), ring position, loop control
+  b.repeat(Pipe::fma, i64{st} * 2);
+  fill_region(b, at, {sass.softmax.fma, sass.softmax.mufu, sass.softmax.total - 1}, "softmax");
+  b.branch(true);
   return b.take();
 }
 
 // The consumer's epilogue: l by a quad sum, 1 / l, O / l packed and stored
-// (4 bytes per pair of columns), L = m scale + log l by the row's first lane.
+// (4 bytes per pair of columns), L = m scale + log l by the row's first lane;
+// filled to the instructions a consumer warp executes once per CTA beyond
+// its key blocks' steps (fa3_step_sass: the kernel's setup is in it too).
 WarpProgram fa3_forward_epilogue(int d) {
   const int ot = d / 8;
   ProgramBuilder b("fa3_fwd epilogue");
@@ -413,6 +489,7 @@ WarpProgram fa3_forward_epilogue(int d) {
     const V lg = b.mufu(l);
     b.stg(b.fma(lg), b.alu());
   }
+  fill_region(b, 0, fa3_step_sass(d).once, "once per CTA");
   return b.take();
 }
 

@@ -2,10 +2,12 @@
 # Rebuilds h100/grid.csv, its summary and the README's accuracy block from the committed H100
 # measurements: the grid measured on 2026-11-27 with the kernels of the H200 grid (the 2026-11-25
 # folders measured earlier kernels; see experiments/results/2026-11-27-h100-validation-grid-raw/NOTE.md)
-# and FA3's rows.
+# and FA3's rows; the standard-attention configurations measured again after the row softmax's
+# staging moved to two planes (2026-11-27-h100-softmax-planes-grid-raw, read first).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
 exec experiments/validation/rebuild.sh h100 \
+  $R/2026-11-27-h100-softmax-planes-grid-raw \
   $R/2026-11-27-h100-validation-grid-raw \
   $R/2026-11-27-h100-validation-grid-fa3-raw
