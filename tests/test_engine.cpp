@@ -1030,6 +1030,38 @@ BOOST_AUTO_TEST_CASE(a_branch_holds_its_warp_its_measured_cycles) {
   BOOST_TEST(engine::SmModel(plain).step_cycles(taken, 1, 1) == 200 * 2, boost::test_tools::tolerance(0.03));
 }
 
+// Reductions (schedule::Op::reduce) drain from the SM at its measured rate:
+// a warp waits on one only once the SM's backlog exceeds the queue, and the
+// steady state is no faster than the drain.
+BOOST_AUTO_TEST_CASE(reductions_stall_their_warps_only_beyond_the_sms_queue) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 1;
+  schedule::ProgramBuilder b("64 reductions, then work");
+  for (int k = 0; k < 64; ++k) b.red(b.fma());  // 256 B each
+  for (int k = 0; k < 4000; ++k) b.alu();
+  schedule::WarpProgram prog = b.take();
+  prog.issue_order_fixed = true;  // the reductions first, as written
+  auto cycles = [&](double rate, double queue_bytes) {
+    engine::SmMachine x = m;
+    x.red_bytes_per_cycle = rate;
+    x.red_queue_cycles = rate > 0 ? queue_bytes / rate : 0;  // the profile gives cycles of draining
+    return engine::SmModel(x).step_cycles(prog, 4, 1);
+  };
+  const double free = cycles(0, 0);  // no port: issue slots only
+  BOOST_TEST(cycles(1e6, 0) == free, boost::test_tools::tolerance(0.02));
+  // 64 x 256 B = 16 KiB per warp a step, 64 KiB for the 4 warps: at 16 B/cycle
+  // 1024 cycles of draining per warp, 4096 for the SM. With a queue of 1 KiB
+  // each warp waits for part of its own drain before its work (in the steady
+  // state the other warps' drains overlap its work).
+  const double small = cycles(16, 1024);
+  BOOST_TEST(small > free + 400);
+  BOOST_TEST(small < free + 1024 + 100);
+  // A queue that takes a step's reductions: the drain overlaps the work.
+  BOOST_TEST(cycles(16, 64 * 1024) == free, boost::test_tools::tolerance(0.03));
+  // Slower than the work: the SM's drain (64 KiB at 4 B/cycle) bounds the step.
+  BOOST_TEST(cycles(4, 1u << 30) == 16384, boost::test_tools::tolerance(0.03));
+}
+
 // A program that loads its own tiles and meets at a barrier (FA1's steps):
 // the part after that barrier is what must wait for the loads; a program
 // without such a barrier has none.

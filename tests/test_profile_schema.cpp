@@ -100,6 +100,8 @@ CalibrationMeasurements made_up_measurements() {
   m.ldmatrix = {126.8, 1976.4e6, "ldmatrix setup"};
   m.issue = {3.91, 1979.1e6, "issue setup"};
   m.l2_load_per_sm = {61.7, "one sm setup"};
+  m.red_per_sm = {24.5, "red setup"};
+  m.red_queue = {21.0, "red queue setup"};
   m.mma_latency = {33.2, "mma chain setup"};
   m.barrier_latency = {21.6, "barrier setup"};
   m.alu = {62.0, 1.9e9, "alu setup"};
@@ -151,7 +153,8 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
                                           "mma_f16",   "mma_bf16",
                                           "wgmma_f16",
                                           "fp32",              "mufu_ex2",          "smem_ldmatrix",
-                                          "issue",             "l2_load_per_sm",    "mma_latency",
+                                          "issue",             "l2_load_per_sm",    "red_per_sm",        "red_queue",
+                                          "mma_latency",
                                           "wgmma_latency",
                                           "barrier_latency",   "alu",               "shfl",
                                           "fp32_latency",      "alu_latency",       "mufu_latency",
@@ -431,6 +434,8 @@ BOOST_AUTO_TEST_CASE(values_are_the_measurements_mapped_to_their_keys) {
   BOOST_TEST(close(p.sfu_ops_per_s, 15.9 * 132 * 1977.2e6));
   BOOST_TEST(close(p.sm_pipes.clock_tensor_load_hz, 1755.3e6));
   BOOST_TEST(close(p.sm_pipes.l2_load_bytes_per_cycle, 61.7));
+  BOOST_TEST(close(p.sm_pipes.red_bytes_per_cycle, 24.5));
+  BOOST_TEST(close(p.sm_pipes.red_queue_cycles, 21.0));
   BOOST_TEST(p.l2_far_latency_cycles > p.l2_near_latency_cycles);
 }
 

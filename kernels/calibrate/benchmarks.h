@@ -4,6 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/common/device_buffer.h"
 #include "sim/common/hd.h"
@@ -63,6 +66,19 @@ struct L2Read {
 };
 L2Read l2_read_bandwidth(const Plan& plan);
 profile::Measured l2_load_one_sm(const Plan& plan);
+
+// red.global.add.v2.f32 bytes per SM per cycle, in FA2 backward's dQ pattern:
+// one SM alone, and per SM while every SM reduces.
+struct RedRates {
+  double one_sm = 0, all_sms = 0;
+  std::string setup;
+  // The SM's queue of reductions: bytes that issue without waiting for the
+  // drain, from bursts of reductions (bytes, cycles to issue them).
+  double queue_bytes = 0;
+  std::vector<std::pair<double, double>> burst_cycles;
+  std::string burst_setup;
+};
+RedRates l2_reduce_rates(const Plan& plan);
 profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush);
 profile::ResidentSweep l1_resident_sweep(const Plan& plan);
 

@@ -307,6 +307,15 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   if (log != nullptr)
     *log << "  L2 " << num(l2.bytes_per_s / 1e12) << " TB/s; one SM " << num(m.l2_load_per_sm.value)
          << " B/cycle\n";
+  const bench::RedRates red = steps.run("red.global per SM", [&] { return bench::l2_reduce_rates(plan); });
+  m.red_per_sm = {red.all_sms, red.setup + ": " + num(red.all_sms) + " B per SM per cycle with every SM reducing (" +
+                                   num(red.one_sm) + " with one SM alone)"};
+  m.red_queue = {red.queue_bytes / red.one_sm, red.burst_setup + "; queue = (the longest burst's bytes - " +
+                                                   num(red.one_sm) + " B/cycle x its cycles) / " + num(red.one_sm) +
+                                                   " B/cycle: " + num(red.queue_bytes) + " B"};
+  if (log != nullptr)
+    *log << "  red.global.add.v2.f32: " << num(red.all_sms) << " B/cycle per SM, all SMs; " << num(red.one_sm)
+         << " one SM alone; queue " << num(red.queue_bytes) << " B (" << red.burst_setup << ")\n";
 
   const bench::L2Flush flush(m.device.l2_bytes);
   m.l2_sweep = steps.run("L2 resident sweep", [&] { return bench::l2_resident_sweep(plan, flush); });

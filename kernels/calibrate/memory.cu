@@ -89,6 +89,54 @@ __global__ void __launch_bounds__(kOneSmThreads) one_sm_reread(const uint4* __re
   if (seen[threadIdx.x] == 0x7FC01234u) *sink = acc;
 }
 
+// red.global.add.v2.f32 as FA2 backward's dQ reduction issues it (one mma
+// fragment per warp instruction: lane l adds two floats at row l / 4, columns
+// 2 (l % 4), 2 (l % 4) + 1 of an 8 x 8 block; rows kRedRowFloats floats
+// apart, the fp32 dQ row at d = 128): 8 rows of 32 B, 256 B per instruction.
+// Each warp walks its own 8-row bands of the CTA's `rows` rows, kRedBlocks
+// blocks across each band per iteration (independent: reductions return
+// nothing), `passes` times over the CTA's region (CTA c: rows [c rows,
+// (c + 1) rows)). Thread 0 of each warp records its span.
+constexpr int kRedThreads = 256;   // 8 warps, FA2 backward's CTA
+constexpr int kRedRowFloats = 128;
+constexpr int kRedBlocks = kRedRowFloats / 8;
+__global__ void __launch_bounds__(kRedThreads) sm_reduce(float* buf, i64 rows, int passes, WarpRecord* warps) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  const int nwarps = kRedThreads / 32;
+  float* region = buf + static_cast<i64>(blockIdx.x) * rows * kRedRowFloats;
+  const i64 bands = rows / 8;
+  __syncthreads();
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (int p = 0; p < passes; ++p)
+    for (i64 band = warp; band < bands; band += nwarps) {
+      float* row = region + (band * 8 + lane / 4) * kRedRowFloats + 2 * (lane % 4);
+#pragma unroll
+      for (int k = 0; k < kRedBlocks; ++k)
+        asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(row + 8 * k), "f"(1.0f), "f"(0.5f) : "memory");
+    }
+  __syncthreads();  // every warp's reductions issued (they complete in L2 on their own)
+  const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+  if (lane == 0)
+    warps[blockIdx.x * nwarps + warp] =
+        span_record(c0, c1, g0, g1, static_cast<std::uint64_t>(passes) * static_cast<std::uint64_t>(bands) * 256 * kRedBlocks / nwarps);
+}
+
+// A burst of k reductions per warp, as above, all 8 warps of one CTA at once
+// after a barrier: each warp's clock64 before its first and after its last
+// (the clock is read once the last has left the warp for the SM's queue).
+__global__ void __launch_bounds__(kRedThreads) sm_reduce_burst(float* buf, int k, WarpRecord* warps) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  float* band = buf + (static_cast<i64>(warp) * 8 + lane / 4) * kRedRowFloats + 2 * (lane % 4);
+  __syncthreads();
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (int j = 0; j < k; ++j)
+    asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(band + (j / kRedBlocks) * 64 * kRedRowFloats + 8 * (j % kRedBlocks)),
+                 "f"(1.0f), "f"(0.5f)
+                 : "memory");
+  const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+  if (lane == 0) warps[warp] = span_record(c0, c1, g0, g1, static_cast<std::uint64_t>(k) * 256);
+}
+
 // Reads a buffer in chunks, each chunk `reuse` times (see L2Flush).
 __global__ void __launch_bounds__(kStreamThreads) flush_chunks(const uint4* __restrict__ buf, i64 n, i64 chunk,
                                                                int reuse, std::uint32_t* sink) {
@@ -292,6 +340,69 @@ profile::Measured l2_load_one_sm(const Plan& plan) {
               mib(static_cast<double>(ws)) + " with 16 B ld.global.cg, " + std::to_string(kOneSmLoads) +
               " loads in flight per thread, " + std::to_string(passes) + " passes per run, median of " +
               std::to_string(plan.runs) + ": bytes / clock64 cycles"};
+}
+
+RedRates l2_reduce_rates(const Plan& plan) {
+  const int nwarps = kRedThreads / 32;
+  const i64 per_pass = 8 * nwarps;  // rows: one band per warp
+  RedRates out;
+  for (const bool all : {false, true}) {
+    const int grid = all ? plan.sm_count : 1;
+    // The grid's rows within a quarter of the L2 (at most 2 MiB per CTA), the
+    // same bytes reduced per CTA either way.
+    const i64 fit = plan.l2_bytes / 4 / (grid * kRedRowFloats * 4) / per_pass * per_pass;
+    const i64 rows = std::max(per_pass, std::min<i64>(4096, fit));
+    const int passes = static_cast<int>((plan.quick ? 8 : 64) * 4096 / rows);
+    kernels::DeviceBuffer<float> buf(static_cast<std::size_t>(grid * rows * kRedRowFloats));
+    kernels::DeviceBuffer<WarpRecord> warps(static_cast<std::size_t>(grid * nwarps));
+    buf.fill_bytes(0);
+    sm_reduce<<<grid, kRedThreads>>>(buf.get(), rows, 1, warps.get());  // into L2
+    IOSIM_CUDA_CHECK_LAUNCH();
+    std::vector<double> rates;
+    for (int r = -1; r < plan.runs; ++r) {
+      const double wall = wall_ns([&] { sm_reduce<<<grid, kRedThreads>>>(buf.get(), rows, passes, warps.get()); });
+      // pipe_rate: per SM, its warps' bytes over their joint span; the median over SMs.
+      if (r >= 0) rates.push_back(pipe_rate(warps.download(), wall).per_cycle);
+    }
+    (all ? out.all_sms : out.one_sm) = profile::median(rates);
+  }
+  // The SM's queue: bursts of k reductions per warp (8 warps) into L2-resident
+  // rows; the cycles until the last warp has issued its last. Past the queue
+  // the burst issues at the drain rate, so queue = bytes - rate x cycles at
+  // the longest burst (the rate: one SM alone, measured above).
+  {
+    const int nw = kRedThreads / 32;
+    kernels::DeviceBuffer<float> buf(static_cast<std::size_t>(i64{4096} * kRedRowFloats));
+    kernels::DeviceBuffer<WarpRecord> warps(static_cast<std::size_t>(nw));
+    buf.fill_bytes(0);
+    std::string points;
+    for (const int k : {4, 8, 16, 32, 64, 128}) {
+      std::vector<double> cycles;
+      for (int r = -1; r < plan.runs; ++r) {
+        sm_reduce_burst<<<1, kRedThreads>>>(buf.get(), k, warps.get());
+        IOSIM_CUDA_CHECK_LAUNCH();
+        IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+        double longest = 0;
+        for (const WarpRecord& w : warps.download()) longest = std::max(longest, static_cast<double>(w.clk1 - w.clk0));
+        if (r >= 0) cycles.push_back(longest);
+      }
+      const double c = profile::median(cycles), bytes = 256.0 * k * nw;
+      out.burst_cycles.push_back({bytes, c});
+      points += (points.empty() ? "" : ", ") + profile::plain_decimal(bytes / 1024, 4) + " KiB in " + std::to_string(static_cast<long long>(c)) + " cycles";
+      if (k == 128) out.queue_bytes = std::max(0.0, bytes - out.one_sm * c);
+    }
+    out.burst_setup = "one CTA of " + std::to_string(nw) + " warps, each a burst of k = 4..128 reductions (as above) "
+                      "right after a barrier; the cycles until the last warp issued its last, median of " +
+                      std::to_string(plan.runs) + ": " + points;
+  }
+  out.setup = "CTAs of " + std::to_string(kRedThreads) + " threads, each warp issuing red.global.add.v2.f32 as "
+              "FA2 backward's dQ reduction does (per instruction 8 rows x 32 B of an fp32 row of " +
+              std::to_string(kRedRowFloats * 4) + " B, 256 B), " + std::to_string(kRedBlocks) +
+              " independent per iteration, into L2-resident rows (one SM: 2 MiB; every SM: a quarter of the L2 "
+              "between them), " + std::to_string(plan.quick ? 8 : 64) + " x 2 MiB reduced per CTA and run, median of " +
+              std::to_string(plan.runs) +
+              ": bytes per SM / clock64 cycles";
+  return out;
 }
 
 profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush) {

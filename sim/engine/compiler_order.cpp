@@ -16,7 +16,9 @@ using schedule::WarpProgram;
 
 namespace {
 
-bool is_fence(const Instr& in) { return in.pipe == Pipe::barrier || (in.op != Op::plain && in.op != Op::local); }
+bool is_fence(const Instr& in) {
+  return in.pipe == Pipe::barrier || (in.op != Op::plain && in.op != Op::local && in.op != Op::reduce);
+}
 bool is_memory(const Instr& in) { return in.pipe == Pipe::smem || in.pipe == Pipe::global; }
 
 double latency_of(const Instr& in, const SmMachine& m) {

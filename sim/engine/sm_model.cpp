@@ -76,6 +76,8 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
     pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
+    // sm_pipes.red_per_sm / red_queue are recorded, not used: with them FA2
+    // backward is predicted 1.05-1.44x slow (docs/engine.md, "Reductions").
     m.warp_issue_interval = warp_issue_interval(p);
     m.branch_taken_cycles = s.branch_taken_cycles;
     m.branch_not_taken_cycles = s.branch_not_taken_cycles;
@@ -229,6 +231,8 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   std::array<std::array<double, schedule::kPipeCount>, kSmsps> pipe_free{};
   std::array<size_t, kSmsps> rr{};
   double smem_free = 0;
+  double red_free = 0;  // the SM's reduction port
+  const bool red_port = m_.red_bytes_per_cycle > 0;
   i64 finished = 0;
   double t = 0;
   // The SM's issue rate while every CTA is resident and none has finished:
@@ -261,6 +265,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     // Shared-memory instructions queue for the SM's port (the MIO queue):
     // a warp stalls only when the backlog exceeds the queue's depth.
     if (in.pipe == Pipe::smem || in.op == schedule::Op::local) e = std::max(e, smem_free - m_.smem_queue_cycles);
+    if (in.op == schedule::Op::reduce && red_port) e = std::max(e, red_free - m_.red_queue_cycles);
     return e;
   };
 
@@ -293,6 +298,9 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;
           done = smem_free + m_.pipe[static_cast<size_t>(Pipe::smem)].latency;
+        } else if (in.op == schedule::Op::reduce) {
+          if (red_port) red_free = std::max(red_free, t) + static_cast<double>(in.bytes) / m_.red_bytes_per_cycle;
+          done = t + 1;  // nothing comes back
         } else if (in.pipe == Pipe::global && (in.bytes == 0 || external_loads)) {
           done = t + 1;  // a store, an asynchronous copy, or a load the engine waits for
         }
@@ -348,15 +356,22 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     if (next == kInf) throw std::logic_error("SM model: no warp can proceed (barrier mismatch in " + program.name + ")");
     t = std::max(t + 1, std::ceil(next));
   }
+  // The SM's reductions drain no faster than its port: a floor on the period
+  // that a queue longer than the simulated steps would hide.
+  double red_bytes = 0;
+  if (red_port)
+    for (const Instr& in : code)
+      if (in.op == schedule::Op::reduce) red_bytes += static_cast<double>(in.bytes);
+  const double drain = red_bytes * static_cast<double>(warps * ctas) / std::max(m_.red_bytes_per_cycle, 1e-300);
   if (steps == 1) {
     double end = 0;
     for (const Cta& cc : c) end = std::max(end, cc.step_end[0]);
-    return end;
+    return std::max(end, red_port ? drain : 0.0);
   }
   double sum = 0;
   for (const Cta& cc : c) sum += (cc.step_end.back() - cc.step_end.front()) / static_cast<double>(steps - 1);
   const double mean_period = sum / static_cast<double>(ctas);
-  if (ctas == 1 || window_end <= window_start) return mean_period;
+  if (ctas == 1 || window_end <= window_start) return std::max(mean_period, red_port ? drain : 0.0);
   // Several CTAs: the scheduler's greedy-then-oldest order lets the first
   // CTAs run ahead and the last ones finish alone, so a CTA's own period
   // is not the SM's rate; the period is the work of one step of every CTA
@@ -365,7 +380,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   const auto last = std::upper_bound(issue_times.begin(), issue_times.end(), window_end);
   const double rate = static_cast<double>(last - first) / (window_end - window_start);
   const double per_round = static_cast<double>(n) * static_cast<double>(warps * ctas);
-  return per_round / rate;
+  return std::max(per_round / rate, red_port ? drain : 0.0);
 }
 
 }  // namespace iosim::engine

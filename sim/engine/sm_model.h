@@ -44,6 +44,12 @@ struct SmMachine {
   // Backlog of the shared-memory port (cycles of transfers already queued)
   // at which a warp's next shared-memory instruction stalls.
   double smem_queue_cycles = 64;
+  // The SM's reductions into global memory (red.global, schedule::Op::reduce):
+  // they drain at red_bytes_per_cycle (sm_pipes.red_per_sm; 0: a reduction
+  // costs its issue slot only), and a warp stalls on one only when the SM's
+  // backlog exceeds red_queue_cycles of draining (sm_pipes.red_queue).
+  double red_bytes_per_cycle = 0;
+  double red_queue_cycles = 0;
   // Mean cycles from a warp's instruction to its next one: the stall count
   // the compiler writes into each instruction's control code (sm_90 SASS)
   // holds the warp that long, whether or not the next instruction needs the

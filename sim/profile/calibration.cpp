@@ -246,6 +246,10 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["sm_pipes.smem_ldmatrix"] = measured(m.ldmatrix.per_cycle, all + pipe_text(m.ldmatrix, "B") + clock);
   d.values["sm_pipes.issue"] = measured(m.issue.per_cycle, all + pipe_text(m.issue, "warp instructions") + clock);
   d.values["sm_pipes.l2_load_per_sm"] = measured(m.l2_load_per_sm.value, m.l2_load_per_sm.setup);
+  if (m.red_per_sm.value > 0) {
+    d.values["sm_pipes.red_per_sm"] = measured(m.red_per_sm.value, m.red_per_sm.setup);
+    d.values["sm_pipes.red_queue"] = measured(m.red_queue.value, m.red_queue.setup);
+  }
   d.values["sm_pipes.mma_latency"] = measured(m.mma_latency.value, m.mma_latency.setup);
   d.values["sm_pipes.barrier_latency"] = measured(m.barrier_latency.value, m.barrier_latency.setup);
   d.values["sm_pipes.alu"] = measured(m.alu.per_cycle, all + pipe_text(m.alu, "op") + clock);

@@ -134,6 +134,8 @@ struct CalibrationMeasurements {
   PipeRate alu;       // FMNMX lane-ops
   PipeRate shfl;      // shuffle lane-ops
   Measured l2_load_per_sm;  // bytes per cycle, one SM alone
+  Measured red_per_sm;      // red.global bytes per SM per cycle, every SM reducing (0: not measured)
+  Measured red_queue;       // cycles of draining an SM's reduction queue holds (one SM's rate)
   Measured mma_latency;
   Measured barrier_latency;
   Measured fp32_latency;

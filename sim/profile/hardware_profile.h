@@ -87,6 +87,8 @@ struct HardwareProfile {
     double smem_ldmatrix_bytes_per_cycle = 0;  // shared-memory bytes delivered by ldmatrix.x4
     double issue_inst_per_cycle = 0;           // warp instructions issued
     double l2_load_bytes_per_cycle = 0;        // L2 -> SM bytes ONE SM can pull
+    double red_bytes_per_cycle = 0;            // red.global bytes per SM per cycle, every SM reducing (0: none)
+    double red_queue_cycles = 0;               // cycles of draining an SM's reduction queue holds
     double mma_latency_cycles = 0;             // dependent mma.sync m16n8k16 chain, one warp
     double wgmma_latency_cycles = 0;           // dependent wgmma m64n128k16 chain, one warpgroup; 0 = absent
     double barrier_latency_cycles = 0;         // __syncthreads with 8 warps, back to back

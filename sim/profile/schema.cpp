@@ -176,6 +176,13 @@ std::vector<SchemaSection> build_schema() {
         key("l2_load_per_sm", ValueKind::bytes_per_cycle, req, &S::l2_load_bytes_per_cycle,
             "sm_pipes.l2_load_bytes_per_cycle",
             "L2 -> SM bytes per cycle that ONE SM can pull (ld.global.cg 16 B, L2-resident data, many warps)"),
+        key("red_per_sm", ValueKind::bytes_per_cycle, opt, &S::red_bytes_per_cycle, "sm_pipes.red_bytes_per_cycle",
+            "red.global.add.v2.f32 bytes per SM per cycle while every SM reduces into L2-resident rows in FA2 "
+            "backward's dQ pattern (recorded; the SM model does not use it yet)"),
+        zero_allowed(key("red_queue", ValueKind::latency, opt, &S::red_queue_cycles, "sm_pipes.red_queue_cycles",
+                         "cycles of draining that an SM's queue of red.global holds: its warps wait on a reduction "
+                         "only beyond it (bursts from 8 warps right after a barrier: the bytes issued less what "
+                         "drained meanwhile, over one SM's drain rate; recorded, not used yet)")),
         key("mma_latency", ValueKind::latency, req, &S::mma_latency_cycles, "sm_pipes.mma_latency_cycles",
             "dependent mma.sync m16n8k16 chain, one warp: cycles per mma"),
         key("wgmma_latency", ValueKind::latency, opt, &S::wgmma_latency_cycles, "sm_pipes.wgmma_latency_cycles",

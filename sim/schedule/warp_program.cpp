@@ -31,6 +31,7 @@ const char* to_string(Op op) {
     case Op::branch_not_taken: return "branch_not_taken";
     case Op::reconverge: return "reconverge";
     case Op::local: return "local";
+    case Op::reduce: return "reduce";
     case Op::kCount: break;
   }
   return "?";
@@ -81,5 +82,10 @@ ProgramBuilder::Value ProgramBuilder::branch(bool taken) {
 }
 ProgramBuilder::Value ProgramBuilder::reconverge() { return emit_op(Pipe::alu, Op::reconverge); }
 ProgramBuilder::Value ProgramBuilder::local_access() { return emit_op(Pipe::global, Op::local, kNone, 128); }
+ProgramBuilder::Value ProgramBuilder::red(Value data, Value addr) {
+  const Value v = emit(Pipe::global, data, addr, kNone, 256);
+  program_.code.back().op = Op::reduce;
+  return v;
+}
 
 }  // namespace iosim::schedule

@@ -68,6 +68,10 @@ enum class Op : std::uint8_t {
   // served by the L1, so its bytes go through the SM's shared-memory port
   // and its result comes at shared memory's latency (an L1 hit).
   local,
+  // RED (red.global.add: global pipe, as Nsight Compute counts them): its
+  // bytes go through the SM's reduction port (sm_pipes.red_per_sm) and the
+  // warp stalls only when that port's backlog exceeds its queue.
+  reduce,
   kCount
 };
 inline constexpr int kOpCount = static_cast<int>(Op::kCount);
@@ -134,6 +138,8 @@ class ProgramBuilder {
   Value reconverge();
   // A 4-byte-per-lane local-memory access (a spill or a register-indexed table).
   Value local_access();
+  // red.global.add.v2.f32: 8 bytes per lane added into global memory.
+  Value red(Value data, Value addr = kNone);
   // An `if` around a body as the compiler writes it where lanes may
   // disagree: BSSY, the BRA (taken: the body is skipped), BSYNC.
   void guarded_branch(bool taken) {

@@ -755,7 +755,7 @@ WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
     b.repeat(Pipe::fma, 2 + (r >= 2 && r % 2 == 0 ? 12 : 0));
     b.repeat(Pipe::alu, 10 + (r >= 2 && r % 2 == 0 ? 9 : 0));
     const V row = b.alu();
-    for (int nt = 0; nt < q_nt; ++nt) b.stg(dq.at(r / 2, nt, q_nt), row);
+    for (int nt = 0; nt < q_nt; ++nt) b.red(dq.at(r / 2, nt, q_nt), row);
   }
   return b.take();
 }

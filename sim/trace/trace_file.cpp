@@ -559,7 +559,7 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
           ok = true;
         }
       if (!ok) fail("op=: expected one of plain, wgmma, wgmma_wait, turn_wait, turn_pass, branch_taken, "
-                    "branch_not_taken, reconverge, local; got '" + std::string(t) + "'");
+                    "branch_not_taken, reconverge, local, reduce; got '" + std::string(t) + "'");
     } else if (t.rfind("flop=", 0) == 0) {
       i64 flop = 0;
       if (!parse_num(t.substr(5), flop) || flop <= 0 || flop > kMaxInstrBytes)

@@ -173,6 +173,16 @@ BOOST_AUTO_TEST_CASE(one_sm_pulls_at_least_its_share_of_the_l2_and_at_most_all_o
   BOOST_TEST(m.l2_load_per_sm.value <= whole);
 }
 
+// Reductions into L2 go no faster per SM than one SM's loads come back, and
+// every SM together no faster than the L2's read bandwidth.
+BOOST_AUTO_TEST_CASE(an_sms_reductions_are_bounded_by_its_l2_port_and_the_l2) {
+  const auto& m = quick_run();
+  const double whole = m.l2_read_bytes_per_s / m.device.max_clock_hz;
+  BOOST_TEST(m.red_per_sm.value > 0);
+  BOOST_TEST(m.red_per_sm.value <= m.l2_load_per_sm.value);
+  BOOST_TEST(m.red_per_sm.value * static_cast<double>(m.device.sm_count) <= whole);
+}
+
 BOOST_AUTO_TEST_CASE(latencies_grow_from_shared_memory_to_l2_to_dram) {
   const auto& m = quick_run();
   BOOST_TEST(m.timing_overhead_cycles >= 0);
