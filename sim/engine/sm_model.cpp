@@ -362,16 +362,16 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   if (red_port)
     for (const Instr& in : code)
       if (in.op == schedule::Op::reduce) red_bytes += static_cast<double>(in.bytes);
-  const double drain = red_bytes * static_cast<double>(warps * ctas) / std::max(m_.red_bytes_per_cycle, 1e-300);
+  const double drain = red_port ? red_bytes * static_cast<double>(warps * ctas) / m_.red_bytes_per_cycle : 0.0;
   if (steps == 1) {
     double end = 0;
     for (const Cta& cc : c) end = std::max(end, cc.step_end[0]);
-    return std::max(end, red_port ? drain : 0.0);
+    return std::max(end, drain);
   }
   double sum = 0;
   for (const Cta& cc : c) sum += (cc.step_end.back() - cc.step_end.front()) / static_cast<double>(steps - 1);
   const double mean_period = sum / static_cast<double>(ctas);
-  if (ctas == 1 || window_end <= window_start) return std::max(mean_period, red_port ? drain : 0.0);
+  if (ctas == 1 || window_end <= window_start) return std::max(mean_period, drain);
   // Several CTAs: the scheduler's greedy-then-oldest order lets the first
   // CTAs run ahead and the last ones finish alone, so a CTA's own period
   // is not the SM's rate; the period is the work of one step of every CTA
@@ -380,7 +380,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   const auto last = std::upper_bound(issue_times.begin(), issue_times.end(), window_end);
   const double rate = static_cast<double>(last - first) / (window_end - window_start);
   const double per_round = static_cast<double>(n) * static_cast<double>(warps * ctas);
-  return std::max(per_round / rate, red_port ? drain : 0.0);
+  return std::max(per_round / rate, drain);
 }
 
 }  // namespace iosim::engine

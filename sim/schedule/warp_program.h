@@ -69,8 +69,9 @@ enum class Op : std::uint8_t {
   // and its result comes at shared memory's latency (an L1 hit).
   local,
   // RED (red.global.add: global pipe, as Nsight Compute counts them): its
-  // bytes go through the SM's reduction port (sm_pipes.red_per_sm) and the
-  // warp stalls only when that port's backlog exceeds its queue.
+  // bytes go through the SM's reduction port (SmMachine::red_bytes_per_cycle;
+  // 0, the profiles' setting: an issue slot only) and the warp stalls only
+  // when that port's backlog exceeds its queue.
   reduce,
   kCount
 };
