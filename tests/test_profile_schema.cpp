@@ -9,10 +9,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "sim/common/error.h"
 #include "sim/profile/calibration.h"
@@ -287,15 +289,27 @@ const std::string kWgmma =
     "  wgmma_f16: {value: 4096 FLOP/cycle, source: \"x\"}\n"
     "  wgmma_latency: {value: 128 cycles, source: \"x\"}\n";
 
-BOOST_AUTO_TEST_CASE(the_wgmma_keys_load_where_given_and_are_zero_where_absent) {
+// Optional sm_pipes keys: with `keys` appended each member holds its value;
+// without them (the section still present) each is 0.
+using PipeValue = std::pair<double HardwareProfile::SmPipes::*, double>;
+void expect_optional_pipe_keys(const std::string& keys, std::initializer_list<PipeValue> want) {
   const TempDir dir;
-  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + kWgmma)).string());
-  BOOST_TEST(p.sm_pipes.wgmma_f16_flop_per_cycle == 4096.0);
-  BOOST_TEST(p.sm_pipes.wgmma_latency_cycles == 128.0);
+  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + keys)).string());
+  for (const auto& [member, value] : want) {
+    const double got = p.sm_pipes.*member;
+    BOOST_TEST(got == value);
+  }
   const HardwareProfile q = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes)).string());
   BOOST_TEST(q.sm_pipes.present);
-  BOOST_TEST(q.sm_pipes.wgmma_f16_flop_per_cycle == 0.0);
-  BOOST_TEST(q.sm_pipes.wgmma_latency_cycles == 0.0);
+  for (const auto& [member, value] : want) {
+    const double got = q.sm_pipes.*member;
+    BOOST_TEST(got == 0.0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_wgmma_keys_load_where_given_and_are_zero_where_absent) {
+  using S = HardwareProfile::SmPipes;
+  expect_optional_pipe_keys(kWgmma, {{&S::wgmma_f16_flop_per_cycle, 4096.0}, {&S::wgmma_latency_cycles, 128.0}});
 }
 
 // The pipes section with `keys` appended, `from` in them replaced by `to`.
@@ -323,16 +337,10 @@ const std::string kBranch =
     "  branch_reconverge: {value: 11.8 cycles, source: \"x\"}\n";
 
 BOOST_AUTO_TEST_CASE(the_branch_keys_load_where_given_and_are_zero_where_absent) {
-  const TempDir dir;
-  const HardwareProfile p = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes + kBranch)).string());
-  BOOST_TEST(p.sm_pipes.branch_taken_cycles == 27.1);
-  BOOST_TEST(p.sm_pipes.branch_not_taken_cycles == 16.2);
-  BOOST_TEST(p.sm_pipes.branch_reconverge_cycles == 11.8);
-  const HardwareProfile q = load_profile(dir.write_yaml("a100-sxm4-40gb", with_pipes(kPipes)).string());
-  BOOST_TEST(q.sm_pipes.present);
-  BOOST_TEST(q.sm_pipes.branch_taken_cycles == 0.0);
-  BOOST_TEST(q.sm_pipes.branch_not_taken_cycles == 0.0);
-  BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
+  using S = HardwareProfile::SmPipes;
+  expect_optional_pipe_keys(kBranch, {{&S::branch_taken_cycles, 27.1},
+                                      {&S::branch_not_taken_cycles, 16.2},
+                                      {&S::branch_reconverge_cycles, 11.8}});
 }
 
 BOOST_AUTO_TEST_CASE(malformed_branch_values_are_rejected_naming_the_key) {
