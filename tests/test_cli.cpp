@@ -600,3 +600,21 @@ BOOST_AUTO_TEST_CASE(fa3_simulates_its_kernels_tile_with_exact_bytes) {
   BOOST_TEST(contains(text.out, "fa3_fwd"), text.out);
   BOOST_TEST(contains(run("simulate --help").out, "fa3"));
 }
+
+// `iosim walk`: per kernel and program, the SM model's cycles of one step,
+// region by region (the FA1 forward program names its regions), the
+// instruction listing of a region on request, and one clear error for a bad
+// --ctas.
+BOOST_AUTO_TEST_CASE(walk_prints_each_programs_cycles_by_region) {
+  const Result r = run("walk --profile h100 --algo fa1 --seq 1024 --head-dim 64 --block-m 64 --block-n 64 "
+                       "--kernel fa1_fwd --list \"P V\"");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  for (const char* part : {"## fa1_fwd", "### fa1_fwd d64 64x64:", "| S = Q K^T |", "| P V |", "| all |",
+                           "P V, instruction by instruction", "| tensor |"})
+    BOOST_TEST(contains(r.out, part), part);
+  BOOST_TEST(!contains(r.out, "fa1_bwd"));
+  const Result bad = run("walk --algo fa2 --seq 1024 --head-dim 64 --ctas 0");
+  BOOST_TEST(bad.exit_code != 0);
+  BOOST_TEST(contains(bad.out, "--ctas must be at least 1"), bad.out);
+}
+

@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE engine
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -1084,6 +1085,40 @@ BOOST_AUTO_TEST_CASE(the_part_after_a_programs_loads_barrier_is_timed_on_its_own
   BOOST_TEST(after >= 400);  // the chain
   BOOST_TEST(after < model.step_cycles(with_barrier, 4, 1, true));
   BOOST_TEST(model.after_loads_cycles(without, 4, 1) == 0.0);
+}
+
+// SmModel::walk: per instruction of the program (its source order, whatever
+// order the compiler model issues it in), the cycle warp 0 issued it in a
+// steady step and the cycles it waited before it. A chain of dependent
+// instructions waits each one's latency; the waits add up to the step; the
+// regions and the reordering's origin survive compiler_order.
+BOOST_AUTO_TEST_CASE(a_walk_charges_each_instruction_the_cycles_its_warp_waited_for_it) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 1;
+  schedule::ProgramBuilder b("two regions");
+  b.region("independent");
+  for (int k = 0; k < 8; ++k) b.alu();
+  b.region("chain");
+  schedule::ProgramBuilder::Value v = b.alu();
+  for (int k = 0; k < 8; ++k) v = b.alu(v);
+  const schedule::WarpProgram program = b.take();
+  engine::SmModel model(m);
+  const engine::SmModel::Walk w = model.walk(program, 1, 1);
+  BOOST_TEST_REQUIRE(w.issue.size() == program.code.size());
+  double total = 0;
+  for (const double c : w.waited) total += c;
+  BOOST_TEST(total == w.step, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(w.step == model.step_cycles(program, 1, 1), boost::test_tools::tolerance(0.02));
+  // The chain's links wait out the alu latency in turn.
+  for (size_t k = 10; k < program.code.size(); ++k) {
+    BOOST_TEST(w.issue[k] - w.issue[k - 1] == 4.0, "link " << k);
+    BOOST_TEST(w.waited[k] >= 1.0);
+  }
+  const schedule::WarpProgram ordered = engine::compiler_order(program, m);
+  BOOST_TEST(ordered.regions == program.regions);
+  std::vector<std::int32_t> origin = ordered.origin;
+  std::sort(origin.begin(), origin.end());
+  for (size_t k = 0; k < origin.size(); ++k) BOOST_TEST(origin[k] == static_cast<std::int32_t>(k));
 }
 
 // wgmma (schedule::Op::wgmma): an asynchronous instruction that queues in its

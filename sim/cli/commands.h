@@ -23,6 +23,8 @@ int cmd_sweep(const Args& args, std::ostream& out);
 int cmd_profiles(const Args& args, std::ostream& out);  // `iosim profiles`
 // `iosim explore ...`: rank the feasible tilings of one problem
 int cmd_explore(const Args& args, std::ostream& out);
+// `iosim walk ...`: the SM model's cycles per region of each warp program's step
+int cmd_walk(const Args& args, std::ostream& out);
 int cmd_trace(const Args& args);     // `iosim trace ... --out FILE`
 int cmd_replay(const Args& args);    // `iosim replay FILE`
 int cmd_numerics(const Args& args);  // `iosim numerics ...`: tiled CPU execution vs double reference

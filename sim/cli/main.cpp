@@ -20,6 +20,7 @@ const std::map<std::string, Command>& commands() {
       {"simulate", {[](const Args& a) { return cmd_simulate(a, std::cout); }, "one algorithm on one problem: exact counts, formula, L2/DRAM traffic, time"}},
       {"sweep", {[](const Args& a) { return cmd_sweep(a, std::cout); }, "simulate over lists and ranges of any flag (--seq 512:16384:x2 --algo fa1,fa2): one CSV/JSON row per point"}},
       {"explore", {[](const Args& a) { return cmd_explore(a, std::cout); }, "rank every feasible tiling of one problem by predicted time; recommend one, with its reason"}},
+      {"walk", {[](const Args& a) { return cmd_walk(a, std::cout); }, "where the SM model's cycles go in one step of each kernel's warp programs, region by region"}},
       {"trace", {cmd_trace, "write an algorithm's trace to a file (format: docs/engine.md)"}},
       {"replay", {cmd_replay, "run a trace file through the memory model and timing engine"}},
       {"profiles", {[](const Args& a) { return cmd_profiles(a, std::cout); }, "list the hardware profiles"}},

@@ -125,6 +125,8 @@ WarpProgram compiler_order(const WarpProgram& program, const SmMachine& m) {
   for (int k = 0; k < n; ++k) position[static_cast<size_t>(order[static_cast<size_t>(k)])] = k;
   WarpProgram out;
   out.name = program.name;
+  out.regions = program.regions;
+  out.origin.assign(order.begin(), order.end());
   out.code.reserve(static_cast<size_t>(n));
   for (const int old : order) {
     Instr in = code[static_cast<size_t>(old)];

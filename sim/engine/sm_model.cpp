@@ -164,6 +164,10 @@ WarpProgram part_after_loads(const WarpProgram& program) {
   out.issue_order_fixed = program.issue_order_fixed;
   if (k >= code.size()) return out;
   const auto first = static_cast<std::int32_t>(k + 1);
+  for (const auto& [at, name] : program.regions) {
+    if (at <= first) out.regions.clear();  // the region the part begins in
+    out.regions.emplace_back(std::max(at - first, 0), name);
+  }
   for (size_t i = k + 1; i < code.size(); ++i) {
     Instr in = code[i];
     int kept = 0;
@@ -172,16 +176,47 @@ WarpProgram part_after_loads(const WarpProgram& program) {
     for (int s = kept; s < Instr::kMaxSources; ++s) in.source[s] = -1;
     in.sources = static_cast<std::uint8_t>(kept);
     out.code.push_back(in);
+    out.origin.push_back(static_cast<std::int32_t>(i));
   }
   return out;
 }
 
 }  // namespace
 
-double SmModel::after_loads_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
+const WarpProgram& SmModel::after_loads_part(const WarpProgram& program) {
   auto it = after_loads_.find(&program);
   if (it == after_loads_.end()) it = after_loads_.emplace(&program, part_after_loads(program)).first;
-  return it->second.code.empty() ? 0 : step_cycles(it->second, warps, ctas, true);
+  return it->second;
+}
+
+double SmModel::after_loads_cycles(const WarpProgram& program, i64 warps, i64 ctas) {
+  const WarpProgram& part = after_loads_part(program);
+  return part.code.empty() ? 0 : step_cycles(part, warps, ctas, true);
+}
+
+SmModel::Walk SmModel::walk(const WarpProgram& program, i64 warps, i64 ctas, bool external_loads) {
+  if (warps < 1 || ctas < 1) throw InputError("SM model: a step needs at least one warp and one CTA");
+  Walk out;
+  const size_t n = program.code.size();
+  out.issue.assign(n, 0.0);
+  out.waited.assign(n, 0.0);
+  if (n == 0) return out;
+  constexpr int kSteps = 5;
+  const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1, external_loads);
+  const WarpProgram& ordered = issue_order(program);
+  std::vector<double> times;
+  simulate(ordered, warps, ctas, kSteps, ctas > 1 ? alone / static_cast<double>(ctas) : 0, external_loads, &times);
+  // The last step's issues, against the one before's last (the wait before
+  // the step's first instruction is the step boundary's).
+  const size_t last = (kSteps - 1) * n;
+  const double start = times[last];
+  out.step = start - times[last - n];
+  for (size_t k = 0; k < n; ++k) {
+    const size_t src = &ordered == &program || ordered.origin.empty() ? k : static_cast<size_t>(ordered.origin[k]);
+    out.issue[src] = times[last + k] - start;
+    out.waited[src] = times[last + k] - times[last + k - 1];
+  }
+  return out;
 }
 
 const WarpProgram& SmModel::issue_order(const WarpProgram& program) {
@@ -192,7 +227,7 @@ const WarpProgram& SmModel::issue_order(const WarpProgram& program) {
 }
 
 double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
-                         bool external_loads) const {
+                         bool external_loads, std::vector<double>* warp0_issue) const {
   const std::vector<Instr>& code = program.code;
   const size_t n = code.size();
   struct Warp {
@@ -307,6 +342,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
         if (in.pipe != Pipe::barrier && in.op != schedule::Op::wgmma)
           pipe_free[static_cast<size_t>(s)][static_cast<size_t>(in.pipe)] = t + pt.interval;
         x.ready[x.pc] = done;
+        if (warp0_issue && &x == w.data()) warp0_issue->push_back(t);
         // The hold runs from the cycle the warp was due (its fractional mean
         // carries over), or from now when something else kept it waiting.
         x.next_issue = (t > std::ceil(x.next_issue) ? t : x.next_issue) + warp_hold_cycles(m_, in);

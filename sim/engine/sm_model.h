@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/profile/hardware_profile.h"
 #include "sim/schedule/warp_program.h"
@@ -103,10 +104,28 @@ class SmModel {
   // which cannot start before the loads are in; 0 when it has no such
   // barrier (its work may overlap the loads).
   double after_loads_cycles(const schedule::WarpProgram& program, i64 warps, i64 ctas);
+  // The part of `program` after its loads' barrier (as after_loads_cycles
+  // times it; empty when it has none), with its regions and the index each
+  // instruction has in `program` (WarpProgram::origin).
+  const schedule::WarpProgram& after_loads_part(const schedule::WarpProgram& program);
+
+  // Where one warp's cycles go: the cycle at which warp 0 of CTA 0 issued
+  // each instruction of `program` (its source order) in the last simulated
+  // step, from that step's start, and the cycles it waited before each
+  // (from its previous issue in issue order: what Nsight Compute's warp
+  // samples charge to that instruction's address).
+  struct Walk {
+    std::vector<double> issue;   // by instruction of `program`
+    std::vector<double> waited;  // by instruction of `program`
+    double step = 0;             // the step's cycles for warp 0 (first issue to the next step's first issue)
+  };
+  Walk walk(const schedule::WarpProgram& program, i64 warps, i64 ctas, bool external_loads = false);
 
  private:
+  // warp0_issue: when given, the issue cycle of each instruction (issue
+  // order) of warp 0 in its steps (all steps, one after another).
   double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
-                  bool external_loads) const;
+                  bool external_loads, std::vector<double>* warp0_issue = nullptr) const;
   SmMachine m_;
   // The program in the order the compiler issues it (compiler_order.h), per program.
   const schedule::WarpProgram& issue_order(const schedule::WarpProgram& program);

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/common/hd.h"
@@ -97,6 +98,12 @@ struct WarpProgram {
   // would (sim/engine/compiler_order.h). No kernel's program sets it now;
   // tests use it to run a source order as written.
   bool issue_order_fixed = false;
+  // Where each named region of the source order begins (for walks that
+  // report the model's cycles per region: SmModel::walk); optional.
+  std::vector<std::pair<std::int32_t, std::string>> regions;
+  // For a reordered program (compiler_order): the index each instruction had
+  // in the program it was reordered from; empty when written in this order.
+  std::vector<std::int32_t> origin;
   // Instructions by pipe (what Nsight Compute's pipe counters see).
   std::array<i64, kPipeCount> count_by_pipe() const;
   i64 count(Pipe p) const { return count_by_pipe()[static_cast<size_t>(p)]; }
@@ -153,6 +160,8 @@ class ProgramBuilder {
     for (i64 k = 0; k < n; ++k) emit(pipe);
   }
   i64 size() const { return static_cast<i64>(program_.code.size()); }
+  // The instructions from here on, up to the next region, belong to `name`.
+  void region(std::string name) { program_.regions.emplace_back(static_cast<std::int32_t>(size()), std::move(name)); }
   // Instructions of a pipe emitted since instruction `from` (a region of the program).
   i64 count_since(Pipe p, i64 from) const;
   WarpProgram take() { return std::move(program_); }

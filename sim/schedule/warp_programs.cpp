@@ -217,17 +217,20 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
                    (masked ? " masked" : ""));
   const Fa2FwdRegisterLimit limit = fa2_fwd_register_limit(d, bm, bn);
+  b.region("step overhead, K_j wait");
   b.repeat(Pipe::fma, kFa2StepOverheadFma + limit.step_fma);
   b.repeat(Pipe::alu, kFa2StepOverheadAlu + limit.step_alu);
   for (int k = 0; k < (masked ? limit.masked_local : limit.step_local); ++k) b.local_access();  // LDL / STL
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
+  b.region("V_j copy issue");
   emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue V_j
   if (masked) {
     b.repeat(Pipe::alu, 4);                   // the idle-warp test
     b.repeat(Pipe::fma, i64{mfr} * st * 2);  // S cleared: an idle warp skips the GEMM that would start from RZ
   }
   // S = Q K_j^T (gemm_qk): A and B by ldmatrix.
+  b.region("S = Q K^T");
   Fragments s(mfr, st);
   emit_ldsm_gemm(b, s, mfr, st, d, true, {}, false);
   if (masked) {  // mask_scores: the row's key end, then a compare (ISETP) and select (FSEL) per score
@@ -235,6 +238,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
     for (auto& f : s.last)
       for (int e = 0; e < 4; ++e) f = b.alu(b.alu(f), f);
   }
+  b.region("V_j wait, K_next copy issue");
   b.alu();  // cp.async.wait: V_j landed
   b.barrier();
   emit_fa2_kv_copy(b, bn, d, elem, threads);  // issue K_next
@@ -243,6 +247,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   // rescale itself is skipped after the first block (a rare branch). Then
   // P = exp2(scale S - scale m) packed to the data type (F2FP, fma) and the
   // row sums.
+  b.region("softmax");
   std::vector<V> row_max(static_cast<size_t>(mfr * 2));
   for (int r = 0; r < mfr * 2; ++r) {
     V m = kNone;
@@ -269,6 +274,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
     b.fma(sum);  // row_sum += sum
   }
   // O += P V_j (gemm_pv): A = P from registers, B = V_j by ldmatrix.trans.
+  b.region("O += P V");
   Fragments o(mfr, ot);
   emit_ldsm_gemm(b, o, mfr, ot, bn, false, p_regs, false);
   return b.take();
@@ -1401,9 +1407,13 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   const int fn = bc / 8, fo = d / 8, elems = fn * 4;
   ProgramBuilder b("fa1_fwd d" + std::to_string(d) + " " + std::to_string(br) + "x" + std::to_string(bc) +
                    (s.masked ? " masked" : ""));
+  b.region("head");
   emit_cost(b, {27, 48});  // the step's indices and 64-bit tile bases
+  b.region("Q_i load");
   emit_sync_tile_load(b, br, d, s.elem, threads);  // Q_i
+  b.region("O_i load");
   emit_sync_tile_load(b, br, d, s.elem, threads);  // O_i
+  b.region("l_i m_i load");
   const double rows_share = row_warp_share(br, threads);
   // l_i, m_i (__ldcg), one row per thread: 47 instructions (9 IMAD, 2 LDG,
   // 2 STS) in the warps that hold rows, 2 in the others.
@@ -1411,6 +1421,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   emit_cost(b, share_of(Cost{0, 2}, 1 - rows_share));
   for (i64 k = 0; k < share_of(2, rows_share); ++k) b.sts(128, b.ldg(128, b.alu()));
   b.barrier();
+  b.region("S = Q K^T");
   b.alu();  // WARPSYNC
   // S = Q K^T (warp_mma, both operands k-contiguous): accumulators cleared
   // by CS2R, two registers each.
@@ -1419,6 +1430,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   Fragments sacc(1, fn);
   emit_pair_gemm(b, sacc, 1, fn, d, true, true, {3, 7});
   // Scale, mask (a branch around the diagonal test per element), row max.
+  b.region("scale, mask, max");
   emit_cost(b, {6, 0});
   if (s.causal) emit_cost(b, {6, 27});  // crosses_diagonal(i, j)
   V m[2] = {kNone, kNone};
@@ -1434,6 +1446,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   }
   for (auto& mm : m) mm = emit_quad_reduce(b, mm, Pipe::alu);
   // P~ = exp(S - m~) where visible (a branch per element), row sums.
+  b.region("exp, sum");
   emit_cost(b, {20, 9});
   V l[2] = {kNone, kNone};
   std::vector<V> p;
@@ -1453,6 +1466,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   }
   for (auto& ll : l) ll = emit_quad_reduce(b, ll, Pipe::fma);
   // m_new, l_new and the two rescale factors per row half.
+  b.region("rescale factors");
   V scale_o[2], scale_p[2];
   emit_cost(b, {6, 4});
   for (int r = 0; r < 2; ++r) {
@@ -1467,6 +1481,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
   b.sts(128, scale_p[0]);
   b.sts(128, scale_o[1]);
   b.sts(128, scale_p[1]);
+  b.region("P V");
   // P V: P packed to the data type (F2FP) as A fragments; B = V by 16-bit
   // pairs (two LDS.U16 and a PRMT each).
   std::vector<V> a_frag;
@@ -1482,6 +1497,7 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
       last = b.mma(last, a, b1);
     }
   }
+  b.region("O_i update");
   // O_i update in shared memory, element by element: LDS.U16, HADD2.F32,
   // FMUL, FFMA, F2FP, STS.U16.
   for (int k = 0; k < fo * 4; ++k) {
@@ -1490,7 +1506,9 @@ WarpProgram fa1_forward_step(const Fa1Step& s) {
     b.sts(64, b.fma(v));
   }
   b.barrier();
+  b.region("O_i store");
   emit_sync_tile_store(b, br, d, s.elem, threads);  // O_i
+  b.region("l_i m_i store, next block");
   // l_i, m_i back: 55 instructions (2 LDS, 2 STG) where rows are held, 6 elsewhere.
   emit_cost(b, share_of(Cost{6, 45 - 2}, rows_share));
   emit_cost(b, share_of(Cost{0, 6}, 1 - rows_share));
