@@ -1063,6 +1063,58 @@ BOOST_AUTO_TEST_CASE(reductions_stall_their_warps_only_beyond_the_sms_queue) {
   BOOST_TEST(cycles(4, 1u << 30) == 16384, boost::test_tools::tolerance(0.03));
 }
 
+// Global stores (schedule::Op::store, store_fragment) hold the SM's store
+// port for their measured cycles (a fragment store longer than a row store):
+// a warp waits on one only once the port's backlog exceeds the queue, and a
+// warp's step (a CTA's epilogue) ends only once its stores have drained.
+BOOST_AUTO_TEST_CASE(stores_hold_the_sms_store_port_and_a_step_ends_once_they_drain) {
+  engine::SmMachine m;  // every pipe: one instruction per cycle, results after 4
+  m.warp_issue_interval = 1;
+  auto program = [](bool fragment) {
+    schedule::ProgramBuilder b("32 stores");
+    for (int k = 0; k < 32; ++k) fragment ? b.stg_fragment(schedule::ProgramBuilder::kNone) : b.stg(schedule::ProgramBuilder::kNone);
+    schedule::WarpProgram p = b.take();
+    p.issue_order_fixed = true;
+    return p;
+  };
+  const schedule::WarpProgram frag = program(true), rows = program(false);
+  auto cycles = [&](const schedule::WarpProgram& p, double fragment_cycles, double rows_cycles, double queue) {
+    engine::SmMachine x = m;
+    x.store_fragment_cycles = fragment_cycles;
+    x.store_rows_cycles = rows_cycles;
+    x.store_queue_cycles = queue;
+    return engine::SmModel(x).step_cycles(p, 8, 1);
+  };
+  const double free = cycles(frag, 0, 0, 0);  // no port: issue slots only
+  BOOST_TEST(free < 100);
+  // 8 warps x 32 fragment stores at 8 cycles each: 2048 cycles of draining,
+  // whatever the queue (the step ends once the stores are out).
+  BOOST_TEST(cycles(frag, 8, 4, 1e9) >= 2048.0);
+  BOOST_TEST(cycles(frag, 8, 4, 1e9) < 2048.0 + 100);
+  BOOST_TEST(cycles(frag, 8, 4, 64) >= 2048.0);
+  // Row stores at their own (shorter) cycles.
+  BOOST_TEST(cycles(rows, 8, 4, 1e9) >= 1024.0);
+  BOOST_TEST(cycles(rows, 8, 4, 1e9) < 1024.0 + 100);
+  // The queue decides when a warp may go on: one warp's 32 fragment stores
+  // (256 cycles of draining) before 1000 independent instructions. With room
+  // for them all the work overlaps the drain; with none the work waits
+  // behind it.
+  schedule::ProgramBuilder b("stores, then work");
+  for (int k = 0; k < 32; ++k) b.stg_fragment(schedule::ProgramBuilder::kNone);
+  for (int k = 0; k < 1000; ++k) b.alu();
+  schedule::WarpProgram then_work = b.take();
+  then_work.issue_order_fixed = true;
+  engine::SmMachine x = m;
+  x.store_fragment_cycles = 8;
+  x.store_rows_cycles = 4;
+  x.store_queue_cycles = 1e9;
+  const double deep = engine::SmModel(x).step_cycles(then_work, 1, 1);
+  x.store_queue_cycles = 0;
+  const double none = engine::SmModel(x).step_cycles(then_work, 1, 1);
+  BOOST_TEST(deep == 1032.0, boost::test_tools::tolerance(0.03));
+  BOOST_TEST(none == 1000.0 + 256, boost::test_tools::tolerance(0.03));
+}
+
 // A program that loads its own tiles and meets at a barrier (FA1's steps):
 // the part after that barrier is what must wait for the loads; a program
 // without such a barrier has none.

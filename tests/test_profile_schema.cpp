@@ -104,6 +104,9 @@ CalibrationMeasurements made_up_measurements() {
   m.l2_load_per_sm = {61.7, "one sm setup"};
   m.red_per_sm = {24.5, "red setup"};
   m.red_queue = {21.0, "red queue setup"};
+  m.store_fragment = {0.125, "store fragment setup"};
+  m.store_rows = {0.25, "store rows setup"};
+  m.store_queue = {96.0, "store queue setup"};
   m.mma_latency = {33.2, "mma chain setup"};
   m.barrier_latency = {21.6, "barrier setup"};
   m.alu = {62.0, 1.9e9, "alu setup"};
@@ -156,6 +159,7 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
                                           "wgmma_f16",
                                           "fp32",              "mufu_ex2",          "smem_ldmatrix",
                                           "issue",             "l2_load_per_sm",    "red_per_sm",        "red_queue",
+                                          "store_fragment",    "store_rows",        "store_queue",
                                           "mma_latency",
                                           "wgmma_latency",
                                           "barrier_latency",   "alu",               "shfl",
@@ -355,6 +359,25 @@ BOOST_AUTO_TEST_CASE(malformed_branch_values_are_rejected_naming_the_key) {
                   "is not a number followed by a unit");
 }
 
+// The stores' keys (sm_pipes.store_*): optional like the branch costs;
+// malformed values rejected naming the key.
+const std::string kStore =
+    "  store_fragment: {value: 0.125 inst/cycle, source: \"x\"}\n"
+    "  store_rows: {value: 0.25 inst/cycle, source: \"x\"}\n"
+    "  store_queue: {value: 96 cycles, source: \"x\"}\n";
+
+BOOST_AUTO_TEST_CASE(the_store_keys_load_where_given_and_are_zero_where_absent) {
+  using S = HardwareProfile::SmPipes;
+  expect_optional_pipe_keys(kStore, {{&S::store_fragment_inst_per_cycle, 0.125},
+                                     {&S::store_rows_inst_per_cycle, 0.25},
+                                     {&S::store_queue_cycles, 96.0}});
+  auto with = [](const std::string& from, const std::string& to) { return pipes_with_keys(kStore, from, to); };
+  expect_rejected(with("0.125 inst/cycle", "0.125 B/cycle"), "store_fragment", "sm_pipes.store_fragment",
+                  "is bytes per cycle, not");
+  expect_rejected(with("0.25 inst/cycle", "0 inst/cycle"), "store_rows", "sm_pipes.store_rows", "is not positive");
+  expect_rejected(with("96 cycles", "many"), "store_queue", "sm_pipes.store_queue", "is not a number followed by a unit");
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_required_key_of_the_section_is_rejected_at_the_section) {
   std::string pipes = kPipes;
   const std::string issue = "  issue: {value: 3.9 inst/cycle, source: \"x\"}\n";
@@ -444,6 +467,9 @@ BOOST_AUTO_TEST_CASE(values_are_the_measurements_mapped_to_their_keys) {
   BOOST_TEST(close(p.sm_pipes.l2_load_bytes_per_cycle, 61.7));
   BOOST_TEST(close(p.sm_pipes.red_bytes_per_cycle, 24.5));
   BOOST_TEST(close(p.sm_pipes.red_queue_cycles, 21.0));
+  BOOST_TEST(close(p.sm_pipes.store_fragment_inst_per_cycle, 0.125));
+  BOOST_TEST(close(p.sm_pipes.store_rows_inst_per_cycle, 0.25));
+  BOOST_TEST(close(p.sm_pipes.store_queue_cycles, 96.0));
   BOOST_TEST(p.l2_far_latency_cycles > p.l2_near_latency_cycles);
 }
 

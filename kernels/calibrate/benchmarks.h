@@ -79,6 +79,16 @@ struct RedRates {
   std::string burst_setup;
 };
 RedRates l2_reduce_rates(const Plan& plan);
+// Global stores from one SM alone: warp instructions per cycle of
+// st.global.b32 in the MMA fragment layout (8 rows x 16 B each) and of
+// st.global.v4.b32 over 512 contiguous bytes, into L2-resident rows; and the
+// fragment stores that issue before a warp waits (bursts after a barrier).
+struct StoreRates {
+  double fragment_inst = 0, contiguous_inst = 0;
+  double queue_inst = 0;
+  std::string setup, burst_setup;
+};
+StoreRates sm_store_rates(const Plan& plan);
 profile::ResidentSweep l2_resident_sweep(const Plan& plan, const L2Flush& flush);
 profile::ResidentSweep l1_resident_sweep(const Plan& plan);
 

@@ -317,6 +317,21 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
     *log << "  red.global.add.v2.f32: " << num(red.all_sms) << " B/cycle per SM, all SMs; " << num(red.one_sm)
          << " one SM alone; queue " << num(red.queue_bytes) << " B (" << red.burst_setup << ")\n";
 
+  const bench::StoreRates st = steps.run("st.global one SM", [&] { return bench::sm_store_rates(plan); });
+  m.store_fragment = {st.fragment_inst, st.setup + ": st.global.b32 in the MMA fragment layout (8 rows x 16 B per "
+                                        "instruction): " + num(st.fragment_inst) + " per cycle (st.global.v4.b32 over 512 "
+                                        "contiguous bytes: " + num(st.contiguous_inst) + ")"};
+  m.store_rows = {st.contiguous_inst, st.setup + ": st.global.v4.b32 over 512 contiguous bytes per instruction: " +
+                                          num(st.contiguous_inst) + " per cycle"};
+  m.store_queue = {st.queue_inst / std::max(st.fragment_inst, 1e-9),
+                   st.burst_setup + "; queue = (the longest burst's instructions - " + num(st.fragment_inst) +
+                       " per cycle x its cycles) / " + num(st.fragment_inst) + " per cycle: " + num(st.queue_inst) +
+                       " instructions"};
+  if (log != nullptr)
+    *log << "  st.global one SM: fragment " << num(st.fragment_inst) << " inst/cycle, 512 B rows "
+         << num(st.contiguous_inst) << " inst/cycle; queue " << num(st.queue_inst) << " fragment stores ("
+         << st.burst_setup << ")\n";
+
   const bench::L2Flush flush(m.device.l2_bytes);
   m.l2_sweep = steps.run("L2 resident sweep", [&] { return bench::l2_resident_sweep(plan, flush); });
   m.l1_sweep = steps.run("L1 resident sweep", [&] { return bench::l1_resident_sweep(plan); });

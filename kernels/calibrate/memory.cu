@@ -137,6 +137,60 @@ __global__ void __launch_bounds__(kRedThreads) sm_reduce_burst(float* buf, int k
   if (lane == 0) warps[warp] = span_record(c0, c1, g0, g1, static_cast<std::uint64_t>(k) * 256);
 }
 
+// Global stores from one SM, in two warp-instruction forms (kStoreThreads,
+// 8 warps; every store independent, into L2-resident rows of
+// kStoreRowWords 4-byte words, 256 B: d = 128 in fp16):
+//   fragment: st.global.b32 as an MMA fragment is written out (FA3's O, FA2's
+//     accumulators): lane l at row l / 4, word l % 4 of a 16-byte column
+//     block, so one instruction writes 8 rows x 16 B (8 lines, 8 sectors);
+//     a warp walks its 8-row bands, the row's 16 column blocks per iteration;
+//   contiguous: st.global.v4.b32, 16 B per lane, 512 contiguous bytes (4
+//     lines), as the tile copies write staged rows.
+// Thread 0 of each warp records its span and bytes.
+constexpr int kStoreThreads = 256;
+constexpr int kStoreRowWords = 64;
+constexpr int kStoreBlocks = kStoreRowWords / 4;
+template <bool Fragment>
+__device__ __forceinline__ void store_one(std::uint32_t* band, int lane, int k) {
+  if constexpr (Fragment) {
+    asm volatile("st.global.b32 [%0], %1;\n" ::"l"(band + (lane / 4) * kStoreRowWords + 4 * k + lane % 4), "r"(k)
+                 : "memory");
+  } else {
+    asm volatile("st.global.v4.b32 [%0], {%1, %1, %1, %1};\n" ::"l"(band + 4 * (k * 32 + lane)), "r"(k) : "memory");
+  }
+}
+template <bool Fragment>
+__global__ void __launch_bounds__(kStoreThreads) sm_store(std::uint32_t* buf, i64 rows, int passes, WarpRecord* warps) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  const int nwarps = kStoreThreads / 32;
+  const i64 bands = rows / 8;  // 8 rows = 2 KiB: one fragment band, or 4 contiguous instructions' worth
+  __syncthreads();
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (int p = 0; p < passes; ++p)
+    for (i64 band = warp; band < bands; band += nwarps) {
+      std::uint32_t* b = buf + band * 8 * kStoreRowWords;
+#pragma unroll
+      for (int k = 0; k < (Fragment ? kStoreBlocks : kStoreBlocks / 4); ++k) store_one<Fragment>(b, lane, k);
+    }
+  __syncthreads();  // every warp's stores issued
+  const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+  if (lane == 0)
+    warps[warp] = span_record(c0, c1, g0, g1,
+                              static_cast<std::uint64_t>(passes) * static_cast<std::uint64_t>(bands) * 2048 / nwarps);
+}
+
+// A burst of k fragment stores per warp, all 8 warps of one CTA at once after
+// a barrier: each warp's clock64 before its first and after its last.
+__global__ void __launch_bounds__(kStoreThreads) sm_store_burst(std::uint32_t* buf, int k, WarpRecord* warps) {
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  __syncthreads();
+  const std::uint64_t g0 = global_ns(), c0 = clock_cycles();
+  for (int j = 0; j < k; ++j)
+    store_one<true>(buf + (static_cast<i64>(warp) * 64 + j / kStoreBlocks * 8) * kStoreRowWords, lane, j % kStoreBlocks);
+  const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
+  if (lane == 0) warps[warp] = span_record(c0, c1, g0, g1, static_cast<std::uint64_t>(k) * 128);
+}
+
 // Reads a buffer in chunks, each chunk `reuse` times (see L2Flush).
 __global__ void __launch_bounds__(kStreamThreads) flush_chunks(const uint4* __restrict__ buf, i64 n, i64 chunk,
                                                                int reuse, std::uint32_t* sink) {
@@ -402,6 +456,52 @@ RedRates l2_reduce_rates(const Plan& plan) {
               "between them), " + std::to_string(plan.quick ? 8 : 64) + " x 2 MiB reduced per CTA and run, median of " +
               std::to_string(plan.runs) +
               ": bytes per SM / clock64 cycles";
+  return out;
+}
+
+StoreRates sm_store_rates(const Plan& plan) {
+  const int nwarps = kStoreThreads / 32;
+  const i64 rows = 8192;  // 2 MiB, L2-resident
+  const int passes = plan.quick ? 4 : 32;
+  kernels::DeviceBuffer<std::uint32_t> buf(static_cast<std::size_t>(rows * kStoreRowWords));
+  kernels::DeviceBuffer<WarpRecord> warps(static_cast<std::size_t>(nwarps));
+  buf.fill_bytes(0);
+  StoreRates out;
+  auto rate = [&](auto kernel) {
+    kernel<<<1, kStoreThreads>>>(buf.get(), rows, 1, warps.get());  // into L2
+    IOSIM_CUDA_CHECK_LAUNCH();
+    std::vector<double> rates;
+    for (int r = -1; r < plan.runs; ++r) {
+      const double wall = wall_ns([&] { kernel<<<1, kStoreThreads>>>(buf.get(), rows, passes, warps.get()); });
+      if (r >= 0) rates.push_back(pipe_rate(warps.download(), wall).per_cycle);
+    }
+    return profile::median(rates);
+  };
+  out.fragment_inst = rate(sm_store<true>) / 128;    // bytes per cycle over 128 B per instruction
+  out.contiguous_inst = rate(sm_store<false>) / 512;  // over 512 B
+  std::string points;
+  for (const int k : {4, 8, 16, 32, 64, 128}) {
+    std::vector<double> cycles;
+    for (int r = -1; r < plan.runs; ++r) {
+      sm_store_burst<<<1, kStoreThreads>>>(buf.get(), k, warps.get());
+      IOSIM_CUDA_CHECK_LAUNCH();
+      IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+      double longest = 0;
+      for (const WarpRecord& w : warps.download()) longest = std::max(longest, static_cast<double>(w.clk1 - w.clk0));
+      if (r >= 0) cycles.push_back(longest);
+    }
+    const double c = profile::median(cycles), inst = static_cast<double>(k) * nwarps;
+    points += (points.empty() ? "" : ", ") + std::to_string(static_cast<long long>(inst)) + " in " +
+              std::to_string(static_cast<long long>(c)) + " cycles";
+    if (k == 128) out.queue_inst = std::max(0.0, inst - out.fragment_inst * c);
+  }
+  out.setup = "one CTA of " + std::to_string(kStoreThreads) + " threads (one SM), every warp storing into L2-resident "
+              "rows of " + std::to_string(kStoreRowWords * 4) + " B (2 MiB), " + std::to_string(passes) +
+              " passes, independent stores, median of " + std::to_string(plan.runs) +
+              ": warp store instructions / clock64 cycles";
+  out.burst_setup = "one CTA of " + std::to_string(nwarps) + " warps, each a burst of k = 4..128 fragment stores "
+                    "right after a barrier; the cycles until the last warp issued its last, median of " +
+                    std::to_string(plan.runs) + ": " + points;
   return out;
 }
 

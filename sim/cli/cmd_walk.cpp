@@ -54,7 +54,10 @@ void print_walk(std::ostream& out, const WarpProgram& prog, const engine::SmMode
     for (size_t k = from; k < std::min(to, prog.code.size()); ++k) {
       const schedule::Instr& in = prog.code[k];
       std::string src;
-      for (int q = 0; q < in.sources; ++q) src += (q ? " " : "") + std::to_string(in.source[q]);
+      for (int q = 0; q < in.sources; ++q) {
+        if (q > 0) src += ' ';
+        src += std::to_string(in.source[q]);
+      }
       out << "| " << k << " | " << schedule::to_string(in.pipe) << " | " << schedule::to_string(in.op) << " | "
           << in.bytes << " | " << src << " | " << fixed(w.issue[k], 0) << " | " << fixed(w.waited[k], 1) << " |\n";
     }

@@ -78,6 +78,11 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
     // sm_pipes.red_per_sm / red_queue are recorded, not used: with them FA2
     // backward is predicted 1.05-1.44x slow (docs/engine.md, "Reductions").
+    if (s.store_fragment_inst_per_cycle > 0 && s.store_rows_inst_per_cycle > 0) {
+      m.store_fragment_cycles = 1.0 / s.store_fragment_inst_per_cycle;
+      m.store_rows_cycles = 1.0 / s.store_rows_inst_per_cycle;
+      m.store_queue_cycles = s.store_queue_cycles;
+    }
     m.warp_issue_interval = warp_issue_interval(p);
     m.branch_taken_cycles = s.branch_taken_cycles;
     m.branch_not_taken_cycles = s.branch_not_taken_cycles;
@@ -268,6 +273,11 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   double smem_free = 0;
   double red_free = 0;  // the SM's reduction port
   const bool red_port = m_.red_bytes_per_cycle > 0;
+  double store_free = 0;  // the SM's store port
+  const bool store_port = m_.store_fragment_cycles > 0 && m_.store_rows_cycles > 0;
+  auto is_store = [](const Instr& in) {
+    return in.op == schedule::Op::store || in.op == schedule::Op::store_fragment;
+  };
   i64 finished = 0;
   double t = 0;
   // The SM's issue rate while every CTA is resident and none has finished:
@@ -301,6 +311,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     // a warp stalls only when the backlog exceeds the queue's depth.
     if (in.pipe == Pipe::smem || in.op == schedule::Op::local) e = std::max(e, smem_free - m_.smem_queue_cycles);
     if (in.op == schedule::Op::reduce && red_port) e = std::max(e, red_free - m_.red_queue_cycles);
+    if (store_port && is_store(in)) e = std::max(e, store_free - m_.store_queue_cycles);
     return e;
   };
 
@@ -333,6 +344,10 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;
           done = smem_free + m_.pipe[static_cast<size_t>(Pipe::smem)].latency;
+        } else if (store_port && is_store(in)) {
+          store_free = std::max(store_free, t) +
+                       (in.op == schedule::Op::store_fragment ? m_.store_fragment_cycles : m_.store_rows_cycles);
+          done = store_free;  // the warp's step ends once it has drained
         } else if (in.op == schedule::Op::reduce) {
           if (red_port) red_free = std::max(red_free, t) + static_cast<double>(in.bytes) / m_.red_bytes_per_cycle;
           done = t + 1;  // nothing comes back
@@ -392,13 +407,19 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     if (next == kInf) throw std::logic_error("SM model: no warp can proceed (barrier mismatch in " + program.name + ")");
     t = std::max(t + 1, std::ceil(next));
   }
-  // The SM's reductions drain no faster than its port: a floor on the period
-  // that a queue longer than the simulated steps would hide.
+  // The SM's reductions and stores drain no faster than their ports: a floor
+  // on the period that a queue longer than the simulated steps would hide (or
+  // warps running their steps one after another without a barrier).
   double red_bytes = 0;
   if (red_port)
     for (const Instr& in : code)
       if (in.op == schedule::Op::reduce) red_bytes += static_cast<double>(in.bytes);
-  const double drain = red_port ? red_bytes * static_cast<double>(warps * ctas) / m_.red_bytes_per_cycle : 0.0;
+  double store_cycles = 0;  // the same for the store port
+  if (store_port)
+    for (const Instr& in : code)
+      if (is_store(in)) store_cycles += in.op == schedule::Op::store_fragment ? m_.store_fragment_cycles : m_.store_rows_cycles;
+  const double drain = std::max(red_port ? red_bytes * static_cast<double>(warps * ctas) / m_.red_bytes_per_cycle : 0.0,
+                                store_cycles * static_cast<double>(warps * ctas));
   if (steps == 1) {
     double end = 0;
     for (const Cta& cc : c) end = std::max(end, cc.step_end[0]);

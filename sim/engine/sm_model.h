@@ -51,6 +51,15 @@ struct SmMachine {
   // backlog exceeds red_queue_cycles of draining (sm_pipes.red_queue).
   double red_bytes_per_cycle = 0;
   double red_queue_cycles = 0;
+  // The SM's global stores (schedule::Op::store, store_fragment): each holds
+  // the SM's store port its cycles (1 / sm_pipes.store_rows or
+  // store_fragment; 0: a store costs its issue slot only), a warp stalls on
+  // one only when the port's backlog exceeds store_queue_cycles, and a
+  // warp's step ends once its stores have drained (Nsight Compute's `drain`
+  // at EXIT).
+  double store_rows_cycles = 0;
+  double store_fragment_cycles = 0;
+  double store_queue_cycles = 0;
   // Mean cycles from a warp's instruction to its next one: the stall count
   // the compiler writes into each instruction's control code (sm_90 SASS)
   // holds the warp that long, whether or not the next instruction needs the

@@ -250,6 +250,11 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
     d.values["sm_pipes.red_per_sm"] = measured(m.red_per_sm.value, m.red_per_sm.setup);
     d.values["sm_pipes.red_queue"] = measured(m.red_queue.value, m.red_queue.setup);
   }
+  if (m.store_fragment.value > 0) {
+    d.values["sm_pipes.store_fragment"] = measured(m.store_fragment.value, m.store_fragment.setup);
+    d.values["sm_pipes.store_rows"] = measured(m.store_rows.value, m.store_rows.setup);
+    d.values["sm_pipes.store_queue"] = measured(m.store_queue.value, m.store_queue.setup);
+  }
   d.values["sm_pipes.mma_latency"] = measured(m.mma_latency.value, m.mma_latency.setup);
   d.values["sm_pipes.barrier_latency"] = measured(m.barrier_latency.value, m.barrier_latency.setup);
   d.values["sm_pipes.alu"] = measured(m.alu.per_cycle, all + pipe_text(m.alu, "op") + clock);

@@ -136,6 +136,9 @@ struct CalibrationMeasurements {
   Measured l2_load_per_sm;  // bytes per cycle, one SM alone
   Measured red_per_sm;      // red.global bytes per SM per cycle, every SM reducing (0: not measured)
   Measured red_queue;       // cycles of draining an SM's reduction queue holds (one SM's rate)
+  Measured store_fragment;  // st.global.b32 in the MMA fragment layout: warp instructions per cycle, one SM (0: not measured)
+  Measured store_rows;      // st.global.v4.b32 over 512 contiguous bytes: warp instructions per cycle, one SM
+  Measured store_queue;     // cycles of draining (fragment stores) an SM's store queue holds
   Measured mma_latency;
   Measured barrier_latency;
   Measured fp32_latency;

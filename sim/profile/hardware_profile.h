@@ -89,6 +89,9 @@ struct HardwareProfile {
     double l2_load_bytes_per_cycle = 0;        // L2 -> SM bytes ONE SM can pull
     double red_bytes_per_cycle = 0;            // red.global bytes per SM per cycle, every SM reducing (0: none)
     double red_queue_cycles = 0;               // cycles of draining an SM's reduction queue holds
+    double store_fragment_inst_per_cycle = 0;  // st.global.b32 in the MMA fragment layout, one SM (0: none)
+    double store_rows_inst_per_cycle = 0;      // st.global.v4.b32 over 512 contiguous bytes, one SM (0: none)
+    double store_queue_cycles = 0;             // cycles of draining an SM's store queue holds
     double mma_latency_cycles = 0;             // dependent mma.sync m16n8k16 chain, one warp
     double wgmma_latency_cycles = 0;           // dependent wgmma m64n128k16 chain, one warpgroup; 0 = absent
     double barrier_latency_cycles = 0;         // __syncthreads with 8 warps, back to back

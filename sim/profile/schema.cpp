@@ -183,6 +183,18 @@ std::vector<SchemaSection> build_schema() {
                          "cycles of draining that an SM's queue of red.global holds: its warps wait on a reduction "
                          "only beyond it (bursts from 8 warps right after a barrier: the bytes issued less what "
                          "drained meanwhile, over one SM's drain rate; recorded, not used yet)")),
+        key("store_fragment", ValueKind::inst_per_cycle, opt, &S::store_fragment_inst_per_cycle,
+            "sm_pipes.store_fragment_inst_per_cycle",
+            "st.global.b32 warp instructions per cycle from ONE SM in the MMA fragment layout (lane l at row l / 4: "
+            "8 rows x 16 B per instruction), independent, into L2-resident rows (absent: stores cost the SM model "
+            "their issue slot only)"),
+        key("store_rows", ValueKind::inst_per_cycle, opt, &S::store_rows_inst_per_cycle,
+            "sm_pipes.store_rows_inst_per_cycle",
+            "st.global.v4.b32 warp instructions per cycle from ONE SM over 512 contiguous bytes each, as above"),
+        zero_allowed(key("store_queue", ValueKind::latency, opt, &S::store_queue_cycles, "sm_pipes.store_queue_cycles",
+                         "cycles of draining that an SM's store queue holds: a warp waits on a store only beyond "
+                         "it (bursts of fragment stores from 8 warps right after a barrier: the instructions issued "
+                         "less what drained meanwhile, over the fragment rate)")),
         key("mma_latency", ValueKind::latency, req, &S::mma_latency_cycles, "sm_pipes.mma_latency_cycles",
             "dependent mma.sync m16n8k16 chain, one warp: cycles per mma"),
         key("wgmma_latency", ValueKind::latency, opt, &S::wgmma_latency_cycles, "sm_pipes.wgmma_latency_cycles",

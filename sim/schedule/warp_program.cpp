@@ -32,6 +32,8 @@ const char* to_string(Op op) {
     case Op::reconverge: return "reconverge";
     case Op::local: return "local";
     case Op::reduce: return "reduce";
+    case Op::store: return "store";
+    case Op::store_fragment: return "store_fragment";
     case Op::kCount: break;
   }
   return "?";

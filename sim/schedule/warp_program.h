@@ -74,6 +74,13 @@ enum class Op : std::uint8_t {
   // 0, the profiles' setting: an issue slot only) and the warp stalls only
   // when that port's backlog exceeds its queue.
   reduce,
+  // STG (global pipe, as Nsight Compute counts them): a warp's store, through
+  // the SM's store port where the profile measures it (sm_pipes.store_*;
+  // absent: its issue slot only). `store`: the lanes write contiguous bytes
+  // (16 B each: 512 B, four lines); `store_fragment`: an MMA fragment written
+  // out, 4 bytes per lane at row lane / 4 (8 rows x 16 B: eight lines).
+  store,
+  store_fragment,
   kCount
 };
 inline constexpr int kOpCount = static_cast<int>(Op::kCount);
@@ -127,7 +134,9 @@ class ProgramBuilder {
   Value mufu(Value a) { return emit(Pipe::mufu, a); }
   Value shfl(Value a) { return emit(Pipe::shfl, a); }
   Value ldg(std::int32_t bytes, Value addr = kNone) { return emit(Pipe::global, addr, kNone, kNone, bytes); }
-  Value stg(Value data, Value addr = kNone) { return emit(Pipe::global, data, addr); }
+  Value stg(Value data, Value addr = kNone) { return store(Op::store, data, addr); }
+  // A store of an MMA fragment straight from its registers (Op::store_fragment).
+  Value stg_fragment(Value data, Value addr = kNone) { return store(Op::store_fragment, data, addr); }
   Value cp_async(Value addr = kNone) { return emit(Pipe::global, addr); }
   Value barrier() { return emit(Pipe::barrier); }
   // One warp's part of a wgmma m64nNk16 (its 16 rows; f16/bf16 inputs, f32
@@ -167,6 +176,11 @@ class ProgramBuilder {
   WarpProgram take() { return std::move(program_); }
 
  private:
+  Value store(Op op, Value data, Value addr) {
+    const Value v = emit(Pipe::global, data, addr);
+    program_.code.back().op = op;
+    return v;
+  }
   // An instruction with its Op (one source at most).
   Value emit_op(Pipe pipe, Op op, Value source = kNone, std::int32_t bytes = 0);
   WarpProgram program_;

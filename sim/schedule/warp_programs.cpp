@@ -313,7 +313,7 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
     for (int k = 0; k < 13; ++k) lg = b.fma(lg);
     lg = b.fma(b.fma(b.fma(lg)));
     b.repeat(Pipe::alu, 4);  // FSETP, FSEL
-    b.stg(lg, b.alu());
+    b.stg_fragment(lg, b.alu());  // the row's first lane: 8 rows of 4 bytes
   }
   b.barrier();
   const i64 chunks = ceil_div(i64{bm} * d * elem / 16, threads);
@@ -491,9 +491,9 @@ WarpProgram fa3_forward_epilogue(int d) {
   for (int hh = 0; hh < 2; ++hh) {
     const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
     const V inv = emit_fdiv(b, b.fma(), l);
-    for (int t = 0; t < ot; ++t) b.stg(b.alu(b.fma(inv), b.fma(inv)), b.alu());
+    for (int t = 0; t < ot; ++t) b.stg_fragment(b.alu(b.fma(inv), b.fma(inv)), b.alu());
     const V lg = b.mufu(l);
-    b.stg(b.fma(lg), b.alu());
+    b.stg_fragment(b.fma(lg), b.alu());  // the row's first lane: 8 rows of 4 bytes
   }
   fill_region(b, 0, fa3_step_sass(d).once, "once per CTA");
   return b.take();
