@@ -470,6 +470,33 @@ BOOST_AUTO_TEST_CASE(an_sms_loads_arrive_no_faster_than_its_l2_port) {
   BOOST_TEST(seconds("127 B/cycle") >= fast);
 }
 
+// The port delivers a load's bytes after its first ones arrive: an idle
+// port's transfer adds to the memory's latency, it does not hide under it.
+// With every latency at 20000 cycles the first loads' transfer at 8 B/cycle
+// (kilobytes per SM) would hide entirely under a max(); it adds.
+BOOST_AUTO_TEST_CASE(an_idle_ports_transfer_follows_the_first_bytes_latency) {
+  auto run = [](const char* rate) {
+    const auto p = profile::load_profile(profile::default_profile_dir() + "/h100-sxm5-80gb.yaml",
+                                         {{"sm_pipes.l2_load_per_sm", rate},
+                                          {"latency.l2_near", "20000 cycles"},
+                                          {"latency.l2_far", "20000 cycles"},
+                                          {"latency.dram", "20000 cycles"}});
+    workload::Problem prob;
+    prob.batch = 1;
+    prob.heads = prob.kv_heads = 132;  // one CTA per SM, one key block each
+    prob.seq_q = prob.seq_k = 128;
+    prob.head_dim = 64;
+    trace::TraceOptions o;
+    o.algorithm = workload::Algorithm::fa2;
+    o.block_m = o.block_n = 128;
+    o.sram_limit_bytes = p.smem_per_block_bytes;
+    return engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0).cycles;
+  };
+  const double extra = run("8 B/cycle") - run("1000000 B/cycle");
+  BOOST_TEST(extra > 1000.0);
+  BOOST_TEST(extra < 8000.0);  // at most the 48 KiB per SM at 8 B/cycle and a little
+}
+
 BOOST_AUTO_TEST_CASE(tiling_with_one_vs_two_ctas_per_sm_halves_the_waves) {
   const auto p = a100();
   workload::Problem prob;

@@ -123,6 +123,7 @@ class KernelRunner {
     // L2-resident data); without a measured value, no per-SM limit.
     if (p.sm_pipes.present && p.sm_pipes.l2_load_bytes_per_cycle > 0)
       load_cycles_per_byte_ = 1.0 / p.sm_pipes.l2_load_bytes_per_cycle;
+    first_byte_cycles_ = std::max(0.0, p.l2_near_latency_cycles);
   }
 
   // Returns the kernel's end time.
@@ -242,7 +243,7 @@ class KernelRunner {
   double through_load_port(const Slot& s, double t, i64 bytes, double ready) {
     if (load_cycles_per_byte_ <= 0) return ready;
     double& port = load_port_free_[static_cast<size_t>(s.sm)];
-    port = std::max(port, t) + static_cast<double>(bytes) * load_cycles_per_byte_;
+    port = std::max(port, t + first_byte_cycles_) + static_cast<double>(bytes) * load_cycles_per_byte_;
     return std::max(ready, port);
   }
   static trace::RangeAccess round_piece(const trace::RangeAccess& a, int k, int rounds) {
@@ -404,6 +405,7 @@ class KernelRunner {
   std::vector<double> pipe_free_;
   std::vector<double> load_port_free_;  // per SM: when its L2->SM port has delivered its loads so far
   double load_cycles_per_byte_ = 0;     // 0: no per-SM limit
+  double first_byte_cycles_ = 0;        // an idle port's first bytes come no sooner than an L2 hit
   std::vector<i64> resident_;  // CTAs on each SM now
   std::shared_ptr<const schedule::KernelPrograms> programs_;
   SmModel& sm_model_;
