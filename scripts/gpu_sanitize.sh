@@ -3,7 +3,7 @@
 # kernel the harness runs (FlashAttention-2, FlashAttention-1, standard
 # attention, standard-eager, split-KV and FlashAttention-3; forward, and backward after its
 # forward), on the GPU machine.
-#   scripts/gpu_sanitize.sh BIN REPORT.md
+#   [ONLY=REGEX] scripts/gpu_sanitize.sh BIN REPORT.md   (ONLY: the configurations whose name matches)
 # BIN is the iosim-kernels executable. Each run is `iosim-kernels check` under
 # the tool with --error-exitcode; the report lists each run's result and
 # summary line. Exit status: 0 when every run is clean.
@@ -25,6 +25,7 @@ configs=(
   "standard bwd d64 fp16|--algo standard --pass bwd --head-dim 64 $small"
   "standard bwd d128 GEMM 128x128x64 interior chunks|--algo standard --pass bwd --head-dim 128 --batch 1 --heads 2 --seq 256 --gemm-m 128 --gemm-n 128 --gemm-k 64"
   "standard bwd d64 GEMM 64x64x32 ragged|--algo standard --pass bwd --head-dim 64 --batch 1 --heads 2 --seq-q 130 --seq-k 190 --gemm-m 64 --gemm-n 64"
+  "standard bwd d72 GEMM 64x64x32, 4 tiles per CTA, ragged|--algo standard --pass bwd --head-dim 72 --batch 2 --heads 4 --kv-heads 2 --seq-q 1000 --seq-k 1100 --gemm-m 64 --gemm-n 64"
   "splitkv fwd d128 fp16 decode|--algo splitkv --head-dim 128 --batch 1 --heads 4 --kv-heads 2 --seq-q 3 --seq-k 1000 --causal --splits 3"
   "splitkv fwd d64 bf16|--algo splitkv --head-dim 64 --dtype bf16 $small --splits 5"
   "fa3 fwd d128 fp16 causal GQA|--algo fa3 --pass fwd --head-dim 128 $small"
@@ -50,6 +51,7 @@ status=0
 for entry in "${configs[@]}"; do
   name=${entry%%|*}
   flags=${entry#*|}
+  [[ -n ${ONLY:-} && ! $name =~ $ONLY ]] && continue  # ONLY=REGEX: the configurations whose name matches
   for tool in memcheck racecheck; do
     echo "=== $name / $tool: $flags" >> "$log"
     # shellcheck disable=SC2086

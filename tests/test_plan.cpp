@@ -169,10 +169,13 @@ BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   const auto std_plan = make_plan(p, Algorithm::standard, Pass::fwd, t);
   BOOST_TEST(std_plan.kernels[0].cta.threads == 256);
   // Two stages of swizzled (unpadded) A and B chunks, or the epilogue's C tile
-  // with rows padded by 8 elements, whichever is larger: here C, [128][128 + 8].
-  BOOST_TEST(std_plan.kernels[0].cta.smem_bytes == 128 * 136 * 2);
-  BOOST_TEST(std_plan.kernels[0].cta.smem_bytes > 2 * (128 + 128) * 32 * 2);
-  BOOST_TEST(std_plan.kernels[2].cta.smem_bytes == 128 * 136 * 2);
+  // (swizzled too), whichever is larger: here equal, 2 (128 + 128) 32 = 128 x 128.
+  BOOST_TEST(std_plan.kernels[0].cta.smem_bytes == 128 * 128 * 2);
+  BOOST_TEST(std_plan.kernels[0].cta.smem_bytes == 2 * (128 + 128) * 32 * 2);
+  BOOST_TEST(std_plan.kernels[2].cta.smem_bytes == 128 * 128 * 2);
+  BOOST_TEST(!schedule::GemmSchedule::c_in_stage(128, 128, 32));  // C takes both stages
+  BOOST_TEST(schedule::GemmSchedule::c_in_stage(128, 128, 64));   // C fits in one
+  BOOST_TEST(schedule::GemmSchedule::launch_smem_bytes_for(64, 128, 32, 2) == 2 * (64 + 128) * 32 * 2);
   // The trace reports the plan's shapes.
   iosim::trace::TraceOptions opt;
   opt.algorithm = Algorithm::standard;
@@ -180,6 +183,65 @@ BOOST_AUTO_TEST_CASE(cta_shapes_are_the_launched_ones) {
   const auto run = iosim::trace::build_trace(p, opt);
   BOOST_TEST(run.kernels[0].kernel->resources().threads == 256);
   BOOST_TEST(run.kernels[0].kernel->resources().smem_bytes == std_plan.kernels[0].cta.smem_bytes);
+}
+
+// A GEMM CTA computes tiles_per_cta output tiles along n in turn (fewer at
+// the right edge): the grid covers every output tile exactly once, and the
+// trace walks each CTA's tiles in that order, a step per k chunk of each
+// group member and then the tile's C.
+BOOST_AUTO_TEST_CASE(gemm_ctas_take_each_output_tile_once_in_turn) {
+  for (const i64 n : {1, 100, 128, 129, 1000, 4096})
+    for (const i64 per_cta : {1, 2, 3, 4, 8}) {
+      schedule::GemmSchedule s{300, n, 72, 128, 128, 32, 3, 1, {}};
+      s.tiles_per_cta = per_cta;
+      std::vector<int> seen(static_cast<size_t>(s.output_tiles()), 0);
+      const auto g = s.grid();
+      BOOST_TEST(g.x == (s.n_tiles() + per_cta - 1) / per_cta);
+      for (i64 z = 0; z < g.z; ++z)
+        for (i64 y = 0; y < g.y; ++y)
+          for (i64 x = 0; x < g.x; ++x) {
+            const auto c = s.cta(x, y, z);
+            BOOST_TEST((c.tiles >= 1 && c.tiles <= per_cta));
+            for (i64 t = 0; t < c.tiles; ++t)
+              ++seen[static_cast<size_t>((z * s.m_tiles() + c.m_tile) * s.n_tiles() + c.n_tile + t)];
+          }
+      BOOST_TEST(std::count(seen.begin(), seen.end(), 1) == s.output_tiles(), "n " << n << " per CTA " << per_cta);
+    }
+  // The plan's rule (gemm_tiles_per_cta) and the trace: S = Q K^T at K = 128
+  // with 128 x 128 x 64 tiles is two chunks per tile; its CTAs take four
+  // tiles when that leaves at least 512 CTAs, and the trace's steps follow them.
+  const Problem p = problem(1000, 1000, 128, false, 32, 32);
+  BOOST_TEST(make_plan(problem(1000, 1000, 128, false), Algorithm::standard, Pass::fwd, PlanTiling{64, 64, {128, 128, 64}, 1})
+                 .kernels[0].as<schedule::GemmPlan>().s.tiles_per_cta == 1);  // 8 x 2 x 8 CTAs would be too few
+  BOOST_TEST(make_plan(p, Algorithm::standard, Pass::fwd, PlanTiling{64, 64, {128, 128, 32}, 1})
+                 .kernels[0].as<schedule::GemmPlan>().s.tiles_per_cta == 1);  // C takes both stages
+  const PlanTiling t{64, 64, {128, 128, 64}, 1};
+  const auto plan = make_plan(p, Algorithm::standard, Pass::fwd, t);
+  const auto& qk = plan.kernels[0].as<schedule::GemmPlan>().s;
+  BOOST_TEST(qk.tiles_per_cta == 4);
+  BOOST_TEST(plan.kernels[0].grid.x == (qk.n_tiles() + qk.tiles_per_cta - 1) / qk.tiles_per_cta);
+  iosim::trace::TraceOptions opt;
+  opt.algorithm = Algorithm::standard;
+  opt.pass = Pass::fwd;
+  opt.gemm = {128, 128, 64};
+  const auto run = iosim::trace::build_trace(p, opt);
+  auto gen = run.kernels[0].kernel->cta_steps(0, 1, 0);
+  std::vector<std::array<i64, 3>> steps;  // (program, B's first row = n0, C's first column)
+  while (gen.next()) {
+    const auto& st = gen.value();
+    steps.push_back({st.compute.program, st.load_count > 1 ? st.loads[1].row0 : -1,
+                     st.store_count > 0 ? st.stores[0].col0 : -1});
+  }
+  const i64 tiles = qk.cta(0, 1, 0).tiles;
+  BOOST_TEST_REQUIRE(steps.size() == static_cast<size_t>(tiles * 3));
+  for (i64 tile = 0; tile < tiles; ++tile) {
+    const auto at = [&](i64 k) { return steps[static_cast<size_t>(tile * 3 + k)]; };
+    BOOST_TEST(at(0)[0] == schedule::kMainStep);
+    BOOST_TEST(at(0)[1] == tile * 128);  // K's rows of this tile (k contiguous: rows are n)
+    BOOST_TEST(at(1)[1] == tile * 128);
+    BOOST_TEST(at(2)[0] == (tile + 1 == tiles ? schedule::kFinalStep : schedule::kEpilogue));
+    BOOST_TEST(at(2)[2] == tile * 128);
+  }
 }
 
 // KeyBlockRange visits first_n_block/next_n_block's blocks, and its masked

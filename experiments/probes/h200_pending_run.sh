@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements waiting for an H200 (2026-11-28, session 8): `iosim calibrate` with the store
-# benchmark (scripts/device_calibrate.sh; its profile's sm_pipes.store_* go into the H200 profile) and
+# benchmark (scripts/device_calibrate.sh; its profile's sm_pipes.store_* go into the H200 profile), the
+# validation grid's standard-attention rows with the multi-tile GEMM (run_grid.sh --only '^std-'), and
 # the FA3 blind check's H200 half (experiments/validation/fa3-blind/configs.txt, predictions committed
 # in 1add85e). On any other GPU it measures nothing.
 #   OUT=DIR experiments/probes/h200_pending_run.sh CALIBRATE_BINS KERNELS_BINS   (GPU machine)
@@ -18,6 +19,8 @@ date -u > "$OUT/cal/date.txt"
 tar -C "$OUT" -czf "$OUT/cal.tar.gz" cal && rm -rf "$OUT/cal"
 rm -rf /tmp/kb && mkdir -p /tmp/kb
 python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$2" /tmp/kb
+experiments/validation/run_grid.sh /tmp/kb/iosim-kernels /tmp/std-regrid-h200 --only '^std-' > "$OUT/regrid-h200.log" 2>&1
+tail -2 "$OUT/regrid-h200.log"
 experiments/validation/run_grid.sh /tmp/kb/iosim-kernels /tmp/fa3-blind-h200 \
   --grid experiments/validation/fa3-blind/configs.txt > "$OUT/blind-h200.log" 2>&1
 tail -3 "$OUT/blind-h200.log"

@@ -1,11 +1,23 @@
 // Batched tensor-core GEMM for standard attention (S = Q K^T, O = P V, and the
-// backward products). A CTA per GemmSchedule tile; 8 warps; A and B chunks of
-// tile_k double-buffered in swizzled shared memory (the FA2 kernels' layout,
+// backward products). A CTA computes GemmSchedule::cta's output tiles in turn
+// (tiles_per_cta along n; the plan takes 4 where C fits in one stage buffer
+// and 512 CTAs remain); 8 warps; A and B chunks of tile_k double-buffered in
+// swizzled shared memory (the FA2 kernels' layout,
 // kernels/common/device_primitives.cuh) with 16-byte cp.async.cg (scalar
 // zero-filling loads at ragged or unaligned edges); fragments by ldmatrix
 // (.trans for operands stored k-major); mma.sync m16n8k16 with fp32
 // accumulation; C written once in the data type, staged through shared memory
-// so that every 32-byte sector leaves the SM in one 16-byte-per-thread store.
+// (stmatrix on sm_90) so that every 32-byte sector leaves the SM in one
+// 16-byte-per-thread store (st.global.cs).
+//
+// Why several tiles per CTA (issue 11): with one tile per CTA and K = 128
+// (two chunks), each CTA's load latency and its epilogue were overlapped with
+// nothing but the other resident CTA (two per SM: 128 registers). Nsight
+// Compute on S = Q K^T, 4096 x 4096 x 128 x 32 (H100): tensor pipe 32% busy,
+// DRAM 51%, L2 50%, issue slots 52%, 0.94 eligible warps per scheduler: no
+// unit saturated, latency-bound. The next tile's first chunk now loads
+// during this tile's last products and epilogue, and the epilogue's stores
+// drain while the next tile computes (experiments/results/2026-11-28-h100-gemm-overlap).
 //
 // Why swizzled, not padded: with rows padded by 16 bytes, half the rows of a
 // chunk started 16 bytes off a 32-byte boundary in shared memory, and the
@@ -55,11 +67,15 @@ struct GemmTraits {
   using TileB = std::conditional_t<B_KC, dev::SwizzledTile<TN, TK>, dev::SwizzledTile<TK, TN>>;
   static constexpr int kAElems = TM * TK, kBElems = TN * TK;
   static constexpr int kStageElems = kAElems + kBElems;
-  // The epilogue's C tile reuses the stage buffers: [TM][TN + 8] elements.
-  static constexpr int kTileM = TM, kTileN = TN;
-  static constexpr int kLdC = TN + 8;
-  static constexpr long long kSmemBytes =
-      2LL * (2 * kStageElems > TM * kLdC ? 2 * kStageElems : TM * kLdC);
+  // The epilogue stages C, swizzled (16-byte chunks XOR-permuted by row, no
+  // padding), in the stage buffer its tile's last chunk used when C fits
+  // there: the other stage is then already loading the next tile's first
+  // chunk. Otherwise C takes both stages, once the loads have drained.
+  using TileC = dev::SwizzledTile<TM, TN>;
+  static constexpr int kCElems = TM * TN;
+  static constexpr bool kCInStage = kCElems <= kStageElems;
+  static_assert(kCInStage == schedule::GemmSchedule::c_in_stage(TM, TN, TK), "C's staging differs from the schedule's");
+  static constexpr long long kSmemBytes = 2LL * (2 * kStageElems > kCElems ? 2 * kStageElems : kCElems);
   static_assert(kSmemBytes == schedule::GemmSchedule::launch_smem_bytes_for(TM, TN, TK, 2),
                 "shared memory differs from the schedule's");
 };
@@ -179,14 +195,72 @@ __device__ __forceinline__ const u16* operand_base(const GemmOperand& o, i64 b, 
   return static_cast<const u16*>(o.ptr) + b * o.batch_stride + head * o.head_stride;
 }
 
-// C through shared memory (the stage buffers, free after the last product):
-// fragments in, then 16-byte row chunks out; a chunk past the last column is
-// written element by element.
+// An opaque copy of a 32-bit value (dev::opaque's twin): what depends on it is
+// not hoisted out of the CTA's tile loop. The epilogue's shared and global
+// offsets derive from the thread's index; hoisted, they held dozens of
+// registers across the whole loop and pushed the accumulators to local memory.
+__device__ __forceinline__ int opaque32(int x) {
+  asm volatile("mov.b32 %0, %0;\n" : "+r"(x));
+  return x;
+}
+
+// A 16-byte global store with the evict-first hint (st.global.cs): C is
+// written once and not read again by this kernel (issue 11: 3% faster
+// std_fwd_qk on the H100, the next kernel's reads unchanged).
+__device__ __forceinline__ void store16_streaming(u16* dst, const uint4& v) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+// stmatrix (sm_90): four 8x8 matrices of 16-bit elements from the lanes'
+// accumulator pairs, lanes 8q..8q+7 giving the row addresses of matrix q.
+__device__ __forceinline__ void stmatrix_x4(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+                                            std::uint32_t r3) {
+#if IOSIM_SM90_PLUS
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3)
+               : "memory");
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_c(float a, float b) {
+  return static_cast<std::uint32_t>(DTypeOps<T>::from_float(a)) |
+         (static_cast<std::uint32_t>(DTypeOps<T>::from_float(b)) << 16);
+}
+
+// C through shared memory (sC: a free stage buffer, or both): fragments in,
+// swizzled as the operand tiles are (a warp's 4-byte stores of one fragment
+// row half cover eight rows at distinct bank groups), then 16-byte row chunks
+// out; a chunk past the last column is written element by element. `rows`
+// and `cols` are the tile's valid extent. The caller synchronises before sC
+// is written (its last products may still read it) and after it is read.
 template <class T, class Tr, class Acc>
-__device__ __forceinline__ void store_c_staged(const Acc& acc, u16* sC, u16* gC, i64 ldg, i64 m0, i64 n0, i64 m,
-                                               i64 n, int warp, int lane, int tid) {
+__device__ __forceinline__ void store_c_staged(const Acc& acc, u16* sC, u16* gC, i64 ldg, i64 rows, i64 cols,
+                                               int warp_in, int lane_in, int tid_in) {
   using Grid = typename Tr::Grid;
-  constexpr int kLdC = Tr::kLdC;
+  using C = typename Tr::TileC;
+  const int warp = opaque32(warp_in), lane = opaque32(lane_in), tid = opaque32(tid_in);
+#if IOSIM_SM90_PLUS
+  // stmatrix: one instruction per pair of n8 fragments (32 4-byte stores per
+  // thread became 8; issue 11: 7% faster std_fwd_qk). Lanes 8q..8q+7 address
+  // rows 8 (q % 2) .. of fragment fn + q / 2; the rows' swizzle is the lane's
+  // row mod 8, so the eight rows of a matrix land on distinct bank groups.
+  {
+    const int q = lane >> 3, r = Grid::row0(warp) + (q & 1) * 8 + (lane & 7);
+    const std::uint32_t base = dev::smem_addr(sC);
+#pragma unroll
+    for (int fm = 0; fm < Grid::FM; ++fm)
+#pragma unroll
+      for (int fn = 0; fn < Grid::FN; fn += 2) {
+        const int chunk = (Grid::col0(warp) >> 3) + fn + (q >> 1);
+        const std::uint32_t addr = base + 2u * static_cast<std::uint32_t>(C::offset(r + fm * 16, chunk));
+        stmatrix_x4(addr, pack_c<T>(acc.v[fm][fn][0], acc.v[fm][fn][1]), pack_c<T>(acc.v[fm][fn][2], acc.v[fm][fn][3]),
+                    pack_c<T>(acc.v[fm][fn + 1][0], acc.v[fm][fn + 1][1]),
+                    pack_c<T>(acc.v[fm][fn + 1][2], acc.v[fm][fn + 1][3]));
+      }
+  }
+#else
 #pragma unroll
   for (int fm = 0; fm < Grid::FM; ++fm)
 #pragma unroll
@@ -194,136 +268,188 @@ __device__ __forceinline__ void store_c_staged(const Acc& acc, u16* sC, u16* gC,
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int r = Grid::row(warp, lane, fm, 2 * half), c = Grid::col(warp, lane, fn, 0);
-        const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
-        const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
-        *reinterpret_cast<std::uint32_t*>(sC + r * kLdC + c) =
-            static_cast<std::uint32_t>(v0) | (static_cast<std::uint32_t>(v1) << 16);
+        *reinterpret_cast<std::uint32_t*>(sC + C::offset_rc(r, c)) =
+            pack_c<T>(acc.v[fm][fn][2 * half], acc.v[fm][fn][2 * half + 1]);
       }
+#endif
   __syncthreads();
-  constexpr int kChunks = Tr::kTileN / 8;
-  const i64 rows = m - m0, cols = n - n0;
-  for (int idx = tid; idx < Tr::kTileM * kChunks; idx += static_cast<int>(schedule::GemmSchedule::kThreads)) {
-    const int r = idx / kChunks, c = (idx % kChunks) * 8;
+  constexpr int kThreads = static_cast<int>(schedule::GemmSchedule::kThreads);
+  static_assert((C::kRows * C::kChunks) % kThreads == 0, "the C tile's chunks must split evenly over the CTA");
+  constexpr int kIters = C::kRows * C::kChunks / kThreads;
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {
+    const int idx = tid + it * kThreads, r = idx / C::kChunks, chunk = idx % C::kChunks, c = chunk * 8;
     if (r >= rows || c >= cols) continue;
-    const u16* src = sC + r * kLdC + c;
-    u16* dst = gC + (m0 + r) * ldg + n0 + c;
+    const u16* src = sC + C::offset(r, chunk);
+    u16* dst = gC + r * ldg + c;
     if (c + 8 <= cols) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+      store16_streaming(dst, *reinterpret_cast<const uint4*>(src));
     } else {
       for (int e = 0; e < cols - c; ++e) dst[e] = src[e];
     }
   }
 }
 
-// C straight from the fragments (operands whose rows are not 16-byte aligned).
+// C straight from the fragments (outputs whose rows are not 16-byte
+// aligned); gC is the tile's first element, `rows` and `cols` its valid extent.
 template <class T, class Grid, class Acc>
-__device__ __forceinline__ void store_c_direct(const Acc& acc, u16* gC, i64 ldg, i64 m0, i64 n0, i64 m, i64 n,
-                                               int warp, int lane) {
+__device__ __forceinline__ void store_c_direct(const Acc& acc, u16* gC, i64 ldg, i64 rows, i64 cols, int warp,
+                                               int lane) {
 #pragma unroll
   for (int fm = 0; fm < Grid::FM; ++fm)
 #pragma unroll
     for (int fn = 0; fn < Grid::FN; ++fn)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const i64 r = m0 + Grid::row(warp, lane, fm, 2 * half), c = n0 + Grid::col(warp, lane, fn, 0);
-        if (r >= m || c >= n) continue;
+        const int r = Grid::row(warp, lane, fm, 2 * half), c = Grid::col(warp, lane, fn, 0);
+        if (r >= rows || c >= cols) continue;
         const u16 v0 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half]);
         const u16 v1 = DTypeOps<T>::from_float(acc.v[fm][fn][2 * half + 1]);
         u16* dst = gC + r * ldg + c;
         dst[0] = v0;
-        if (c + 1 < n) dst[1] = v1;
+        if (c + 1 < cols) dst[1] = v1;
       }
 }
 
-template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
+// MULTI: the CTA may compute several output tiles (tiles_per_cta > 1); the
+// single-tile instantiation is the same code with one trip of the tile loop
+// (the loop around the epilogue costs registers: 128x128x32 spills under it).
+template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC, bool MULTI>
 __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads, 2) gemm_kernel(const GemmParams p) {
   using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
   using Grid = typename Tr::Grid;
+  // One barrier per k step (wait, barrier, issue the next step, products)
+  // instead of two (issue, wait, barrier, products, barrier): measured on
+  // the k-contiguous products with several tiles per CTA (S = Q K^T,
+  // dP = dO V^T; issue 11: 3% faster); the other orientations keep two.
+  constexpr bool kOneBarrier = MULTI && Tr::kCInStage && A_KC && B_KC;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   u16* smem = reinterpret_cast<u16*>(smem_raw);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 
+  // The CTA's output tiles: cta.tiles of them along n from cta.n_tile, in
+  // turn. Counters and tile coordinates are 32-bit (grid dimensions, tiles
+  // and chunks fit): with 64-bit ones live across the products the kernel
+  // spilled under the 2-CTA register cap.
   const auto cta = p.s.cta(blockIdx.x, blockIdx.y, blockIdx.z);
-  const i64 bz = cta.batch / p.z_heads, hz = cta.batch % p.z_heads;
-  const i64 m0 = cta.m_tile * TM, n0 = cta.n_tile * TN;
-  const i64 rows_m = p.s.rows_in(cta.m_tile), cols_n = p.s.cols_in(cta.n_tile);
+  const int bz = static_cast<int>(cta.batch / p.z_heads), hz = static_cast<int>(cta.batch % p.z_heads);
+  const int m_tile = static_cast<int>(cta.m_tile), n_tile = static_cast<int>(cta.n_tile);
+  const int rows_m = static_cast<int>(p.s.rows_in(m_tile));
+  const int chunks = static_cast<int>(p.s.k_chunks()), groups = static_cast<int>(p.s.k_groups);
+  const int tiles = MULTI ? static_cast<int>(cta.tiles) : 1;
+  const int per_tile = groups * chunks, total = tiles * per_tile;
 
-  // The loop nest walked as (group g, k chunk kc) counters: dividing a 64-bit
-  // step index per chunk cost three inline divisions (the SASS showed them
-  // beside every chunk's loads); the operands' bases change once per group.
-  const i64 chunks = p.s.k_chunks(), total = p.s.k_groups * chunks;
-  i64 base_group = -1;
+  // The loop nest, flattened: per tile, per group g, per k chunk kc, one
+  // step; the counters of the next issue advance without divisions (a 64-bit
+  // division per chunk cost three inline divisions in the SASS). The
+  // operands' bases change once per group.
+  int base_group = -1;
   const u16* gA = nullptr;
   const u16* gB = nullptr;
-  // Issue the loads of chunk kc of group g into stage buffer `stage`.
-  auto issue = [&](i64 g, i64 kc, int stage) {
-    const i64 k0 = kc * TK, kd = p.s.depth_in(kc);
+  int next_t = 0, next_g = 0, next_kc = 0;  // the step whose loads are issued next
+  int issued = 0;                           // steps issued so far
+  // Issue the loads of step `next` into stage buffer issued % 2.
+  auto issue = [&] {
+    const int stage = issued & 1, nt = n_tile + next_t, n0 = nt * TN, k0 = next_kc * TK;
+    const i64 cols_n = p.s.cols_in(nt), kd = p.s.depth_in(next_kc);
     u16* sA = smem + stage * Tr::kStageElems;
     u16* sB = sA + Tr::kAElems;
-    if (g != base_group) {
-      gA = operand_base(p.a, bz, hz, g);
-      gB = operand_base(p.b, bz, hz, g);
-      base_group = g;
+    if (next_g != base_group) {
+      gA = operand_base(p.a, bz, hz, next_g);
+      gB = operand_base(p.b, bz, hz, next_g);
+      base_group = next_g;
     }
     const i64 sa = p.a.outer_stride, sb = p.b.outer_stride;
+    const int t = opaque32(tid);  // the per-thread copy offsets are not hoisted out of the loops
     if constexpr (A_KC)
-      load_chunk_tile<typename Tr::TileA>(sA, gA + m0 * sa + k0, sa, rows_m, kd, p.vec_a, tid);
+      load_chunk_tile<typename Tr::TileA>(sA, gA + m_tile * TM * sa + k0, sa, rows_m, kd, p.vec_a, t);
     else
-      load_chunk_tile<typename Tr::TileA>(sA, gA + k0 * sa + m0, sa, kd, rows_m, p.vec_a, tid);
+      load_chunk_tile<typename Tr::TileA>(sA, gA + k0 * sa + m_tile * TM, sa, kd, rows_m, p.vec_a, t);
     if constexpr (B_KC)
-      load_chunk_tile<typename Tr::TileB>(sB, gB + n0 * sb + k0, sb, cols_n, kd, p.vec_b, tid);
+      load_chunk_tile<typename Tr::TileB>(sB, gB + n0 * sb + k0, sb, cols_n, kd, p.vec_b, t);
     else
-      load_chunk_tile<typename Tr::TileB>(sB, gB + k0 * sb + n0, sb, kd, cols_n, p.vec_b, tid);
+      load_chunk_tile<typename Tr::TileB>(sB, gB + k0 * sb + n0, sb, kd, cols_n, p.vec_b, t);
     cp_async_commit();
+    if (++next_kc == chunks) {
+      next_kc = 0;
+      if (++next_g == groups) {
+        next_g = 0;
+        ++next_t;
+      }
+    }
+    ++issued;
   };
 
   Accum<Grid> acc;
-  acc.zero();
   const std::uint32_t smem_base = dev::smem_addr(smem);
   const OperandFetch<typename Tr::TileA, A_KC, true, Grid::FM> fetch_a(lane, Grid::row0(warp));
   const OperandFetch<typename Tr::TileB, B_KC, false, Grid::FN / 2> fetch_b(lane, Grid::col0(warp));
-  i64 next_g = 0, next_kc = 0;  // the chunk whose loads are issued next
-  auto advance = [&] {
-    if (++next_kc == chunks) {
-      next_kc = 0;
-      ++next_g;
+  issue();
+  int it = 0;  // the step computed now (its chunk is in stage it % 2)
+  for (int tile = 0; tile < tiles; ++tile) {
+    acc.zero();
+    for (int step = 0; step < per_tile; ++step, ++it) {
+      // The next step's loads overlap this step's products (and, at the
+      // tile's end, its epilogue), unless C takes both stages.
+      const bool ahead = issued < total && (step + 1 < per_tile || Tr::kCInStage);
+      if constexpr (kOneBarrier) {
+        cp_async_wait<0>();  // step it landed (the one group in flight)
+        // ... for every thread; and every thread is done with the other
+        // stage (step it - 1's products, or the previous tile's C).
+        __syncthreads();
+        if (ahead) issue();
+      } else {
+        if (ahead) {
+          issue();
+          cp_async_wait<1>();
+        } else {
+          cp_async_wait<0>();
+        }
+        __syncthreads();
+      }
+      const std::uint32_t sA = smem_base + static_cast<std::uint32_t>((it & 1) * Tr::kStageElems * 2);
+      warp_chunk_mma<T, Grid, TK>(acc, sA, fetch_a, sA + Tr::kAElems * 2, fetch_b);
+      if constexpr (!kOneBarrier) __syncthreads();  // the next issue (or C) overwrites this stage
     }
-  };
-  issue(next_g, next_kc, 0);
-  advance();
-  for (i64 it = 0; it < total; ++it) {
-    if (it + 1 < total) {
-      issue(next_g, next_kc, static_cast<int>((it + 1) & 1));  // overlaps with this step's products
-      advance();
-      cp_async_wait<1>();
+    // C tile written once in the data type: staged in the stage the tile's
+    // last chunk used (the other holds the next tile's first chunk), or in
+    // both when it does not fit in one.
+    const int nt = n_tile + tile;
+    u16* gC = static_cast<u16*>(p.c.ptr) + bz * p.c.batch_stride + hz * p.c.head_stride +
+              m_tile * TM * p.c.row_stride + nt * TN;
+    const i64 cols = p.s.cols_in(nt);
+    if (p.vec_c) {
+      u16* sC = Tr::kCInStage ? smem + ((it - 1) & 1) * Tr::kStageElems : smem;
+      if constexpr (kOneBarrier) __syncthreads();  // every warp's products are done with sC
+      store_c_staged<T, Tr>(acc, sC, gC, p.c.row_stride, rows_m, cols, warp, lane, tid);
+      // sC read out before the next issue overwrites it (with one barrier per
+      // step, the next step's barrier comes first).
+      if (!kOneBarrier && tile + 1 < tiles) __syncthreads();
     } else {
-      cp_async_wait<0>();
+      store_c_direct<T, Grid>(acc, gC, p.c.row_stride, rows_m, cols, warp, lane);
     }
-    __syncthreads();
-    const std::uint32_t sA = smem_base + static_cast<std::uint32_t>((it & 1) * Tr::kStageElems * 2);
-    warp_chunk_mma<T, Grid, TK>(acc, sA, fetch_a, sA + Tr::kAElems * 2, fetch_b);
-    __syncthreads();  // the next issue overwrites this stage
-  }
-
-  // Epilogue: C tile written once in the data type.
-  u16* gC = static_cast<u16*>(p.c.ptr) + bz * p.c.batch_stride + hz * p.c.head_stride;
-  if (p.vec_c) {
-    store_c_staged<T, Tr>(acc, smem, gC, p.c.row_stride, m0, n0, p.s.m, p.s.n, warp, lane, tid);
-  } else {
-    store_c_direct<T, Grid>(acc, gC, p.c.row_stride, m0, n0, p.s.m, p.s.n, warp, lane);
+    if (issued == it && issued < total) issue();  // C took both stages: the next tile's first chunk now
   }
 }
 
-template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
-void run_gemm(const GemmParams& p, cudaStream_t stream) {
+template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC, bool MULTI>
+void run_gemm_as(const GemmParams& p, cudaStream_t stream) {
   using Tr = GemmTraits<TM, TN, TK, A_KC, B_KC>;
   const long long smem = Tr::kSmemBytes;  // the plan's CTA shape (static_assert in GemmTraits)
-  auto kernel = gemm_kernel<T, TM, TN, TK, A_KC, B_KC>;
+  auto kernel = gemm_kernel<T, TM, TN, TK, A_KC, B_KC, MULTI>;
   constexpr auto dtype = std::is_same_v<T, __half> ? workload::DType::fp16 : workload::DType::bf16;
   prepare_launch(kernel, smem, p.s.grid(), dtype,
                  "standard GEMM " + std::to_string(TM) + "x" + std::to_string(TN) + "x" + std::to_string(TK));
   kernel<<<to_dim3(p.s.grid()), Tr::kThreads, smem, stream>>>(p);
   IOSIM_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, int TM, int TN, int TK, bool A_KC, bool B_KC>
+void run_gemm(const GemmParams& p, cudaStream_t stream) {
+  if (p.s.tiles_per_cta > 1)
+    run_gemm_as<T, TM, TN, TK, A_KC, B_KC, true>(p, stream);
+  else
+    run_gemm_as<T, TM, TN, TK, A_KC, B_KC, false>(p, stream);
 }
 
 // The compiled tiles (IOSIM_GEMM_TILES) and operand orientations, as dispatch

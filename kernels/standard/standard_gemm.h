@@ -1,7 +1,8 @@
 // Internal to kernels/standard: the batched tensor-core GEMM that standard
 // attention's products run on, launched from a schedule::GemmSchedule
-// (grid (n tiles, m tiles, batch slices), k walked in tile_k chunks over the
-// k_groups operands in turn: exactly the tiles GemmTrace counts).
+// (grid (n tiles / tiles_per_cta, m tiles, batch slices); each CTA's output
+// tiles in turn, k walked in tile_k chunks over the k_groups operands: exactly
+// the tiles the trace (sim/trace/algorithms.cpp, gemm_cta) counts).
 #pragma once
 #include <cuda_runtime.h>
 

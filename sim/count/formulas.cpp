@@ -363,9 +363,11 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
       case KernelKind::fa1_bwd:
         steps.push_back(bhkv * (1 + 2 * group + 2 * s.key_blocks_with_active) + bh * s.active);
         break;
-      case KernelKind::gemm:
-        steps.push_back(k.grid.count() * (k.as<schedule::GemmPlan>().s.steps_per_cta() + 1));
+      case KernelKind::gemm: {  // per output tile (tiles_per_cta per CTA): a step per chunk, then its C
+        const auto& g = k.as<schedule::GemmPlan>().s;
+        steps.push_back(g.output_tiles() * (g.steps_per_tile() + 1));
         break;
+      }
       case KernelKind::softmax_fwd:
       case KernelKind::softmax_bwd:
         steps.push_back(k.grid.count() * (k.as<schedule::SoftmaxPlan>().s.row_fits_on_chip() ? 1 : 2));

@@ -381,30 +381,44 @@ struct GemmSchedule {
   i64 batches = 1;  // batch * (heads or kv_heads)
   i64 k_groups = 1;
   ElementBytes bytes;
+  // Output tiles per CTA: a CTA computes tiles_per_cta consecutive tiles along
+  // n in turn (fewer at the right edge), so that the next tile's first chunk
+  // loads while this one's C is written (plan.cpp: gemm_tiles_per_cta).
+  i64 tiles_per_cta = 1;
 
   struct Cta {
-    i64 m_tile, n_tile, batch;
+    i64 m_tile, n_tile, batch;  // n_tile: the CTA's first output tile
+    i64 tiles;                  // output tiles n_tile, n_tile + 1, ... computed in turn
   };
   IOSIM_HD i64 m_tiles() const { return ceil_div(m, tile_m); }
   IOSIM_HD i64 n_tiles() const { return ceil_div(n, tile_n); }
   IOSIM_HD i64 k_chunks() const { return ceil_div(k, tile_k); }
-  IOSIM_HD Dim3 grid() const { return {n_tiles(), m_tiles(), batches}; }
-  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const { return {y, x, z}; }
+  IOSIM_HD i64 output_tiles() const { return m_tiles() * n_tiles() * batches; }
+  IOSIM_HD i64 cta_columns() const { return ceil_div(n_tiles(), tiles_per_cta); }
+  IOSIM_HD Dim3 grid() const { return {cta_columns(), m_tiles(), batches}; }
+  IOSIM_HD Cta cta(i64 x, i64 y, i64 z) const {
+    const i64 first = x * tiles_per_cta;
+    return {y, first, z, min_i64(tiles_per_cta, n_tiles() - first)};
+  }
   IOSIM_HD i64 rows_in(i64 mt) const { return min_i64(tile_m, m - mt * tile_m); }
   IOSIM_HD i64 cols_in(i64 nt) const { return min_i64(tile_n, n - nt * tile_n); }
   IOSIM_HD i64 depth_in(i64 kc) const { return min_i64(tile_k, k - kc * tile_k); }
   static constexpr i64 kThreads = 256;  // 8 warps (kernels/standard/standard_gemm.cu)
   // Double-buffered A and B chunks.
   IOSIM_HD i64 sram_bytes() const { return 2 * (tile_m + tile_n) * tile_k * bytes.data; }
-  // As launched: the double-buffered chunks in swizzled (unpadded) layout,
-  // a buffer the epilogue reuses to stage C with rows padded by 16 bytes;
-  // the larger of the two (GemmTraits static_asserts this).
+  // As launched: the double-buffered chunks in swizzled (unpadded) layout;
+  // the epilogue stages C (swizzled too) in the stage its tile's last chunk
+  // used when it fits there, else in both (GemmTraits static_asserts this).
   IOSIM_HD static constexpr i64 launch_smem_bytes_for(i64 tm, i64 tn, i64 tk, i64 elem) {
-    return max_i64(2 * (tm + tn) * tk * elem, tm * (tn + 16 / elem) * elem);
+    return max_i64(2 * (tm + tn) * tk * elem, tm * tn * elem);
   }
-  // The CTA's loop nest: the k_groups operands in turn (outer), tile_k deep
-  // chunks of the reduction (inner); one step per chunk, then C is written.
-  IOSIM_HD i64 steps_per_cta() const { return k_groups * k_chunks(); }
+  // Whether C fits in one stage buffer (then the next tile's first chunk
+  // loads during this tile's epilogue).
+  IOSIM_HD static constexpr bool c_in_stage(i64 tm, i64 tn, i64 tk) { return tm * tn <= (tm + tn) * tk; }
+  // Each output tile's loop nest: the k_groups operands in turn (outer),
+  // tile_k deep chunks of the reduction (inner); one step per chunk, then C
+  // is written.
+  IOSIM_HD i64 steps_per_tile() const { return k_groups * k_chunks(); }
 };
 
 // Standard attention's row softmax (forward: P = softmax(scale * S) with the

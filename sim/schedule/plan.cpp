@@ -208,9 +208,25 @@ class Planner {
 
   void gemm(std::vector<KernelPlan>& out, const char* name, Pass pass, i64 m, i64 n, i64 k, i64 batches,
             i64 k_groups, i64 z_heads, GemmOperand a, GemmOperand b, TensorId c) const {
-    const GemmSchedule s{m, n, k, t_.gemm.m, t_.gemm.n, t_.gemm.k, batches, k_groups, eb_};
+    GemmSchedule s{m, n, k, t_.gemm.m, t_.gemm.n, t_.gemm.k, batches, k_groups, eb_};
+    s.tiles_per_cta = gemm_tiles_per_cta(s);
     const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, eb_.data);
     add(out, name, pass, KernelKind::gemm, GemmPlan{s, z_heads, a, b, c}, s.grid(), {GemmSchedule::kThreads, smem, 0});
+  }
+
+  // Output tiles per GEMM CTA (GemmSchedule::tiles_per_cta): 4 when C fits in
+  // one stage buffer (the next tile's first chunk then loads during this
+  // tile's epilogue) and the grid keeps at least 512 CTAs (about two waves of
+  // two CTAs on 132 SMs); else 1. Measured on the H100 with 128 x 128 x 64
+  // tiles (experiments/results/2026-11-28-h100-gemm-overlap, round 2): S = Q K^T
+  // at K = 64 took 0.235 ms with 4 tiles per CTA, 0.261 with 2, 0.230 with 8
+  // (the kernel before, one tile per CTA: 0.309); at K = 128 0.605, 0.642 and
+  // 0.615 ms (before: 0.660).
+  static i64 gemm_tiles_per_cta(const GemmSchedule& s) {
+    constexpr i64 kTiles = 4, kMinCtas = 512;
+    if (!GemmSchedule::c_in_stage(s.tile_m, s.tile_n, s.tile_k)) return 1;
+    const i64 ctas = s.m_tiles() * ceil_div(s.n_tiles(), kTiles) * s.batches;
+    return ctas >= kMinCtas ? kTiles : 1;
   }
 
   static TensorId probs(bool eager) { return eager ? TensorId::Pd : TensorId::P; }

@@ -831,7 +831,8 @@ WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs, i64 elem
 
 // ---------------------------------------------------------------------------
 // Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
-// 8 warps; a step is one tile_k chunk. The instruction counts per piece are
+// 8 warps; a step is one tile_k chunk; a CTA computes tiles_per_cta output
+// tiles in turn, each ending with its C's epilogue. The instruction counts per piece are
 // read off the SASS of gemm_kernel<half, 128, 128, 32, true, true> (sm_90,
 // nvcc 13.0; experiments/results/2026-11-25-h100-gemm-reads/README.md):
 // the fast path of a chunk's issue is 95 instructions (27 IMAD, 64 other
@@ -858,6 +859,14 @@ void emit_gemm_operand_copy(ProgramBuilder& b, i64 chunks_per_thread, bool guard
   for (i64 k = 0; k < chunks_per_thread; ++k) b.cp_async(k == 0 ? b.alu() : b.alu(b.alu()));
 }
 
+// The kernel's kOneBarrier: several tiles per CTA, C staged in one stage
+// buffer, A and B both k-contiguous.
+bool gemm_one_barrier(const GemmPlan& g) {
+  const auto& s = g.s;
+  return s.tiles_per_cta > 1 && GemmSchedule::c_in_stage(s.tile_m, s.tile_n, s.tile_k) && g.a.k_contiguous &&
+         g.b.k_contiguous;
+}
+
 WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   const auto& s = g.s;
   const int tm = round16(s.tile_m), tn = round16(s.tile_n), tk = round16(s.tile_k);
@@ -874,6 +883,9 @@ WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   b.alu();  // commit
   b.alu();  // cp.async.wait
   b.barrier();
+  // With several tiles per CTA the k-contiguous products (S, dP) take one
+  // barrier per step (wait, barrier, issue, products), the others two.
+  const bool one_barrier = gemm_one_barrier(g);
   // Products (warp_chunk_mma): per 16-deep slice, an ldmatrix per A fragment
   // and per pair of n8 tiles, each with its lane address (XOR with the
   // swizzle, shift, add), then 2 x FM HMMAs per B pair.
@@ -890,40 +902,55 @@ WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
         }
     }
   }
-  b.barrier();
+  if (!one_barrier) b.barrier();
   b.repeat(Pipe::alu, 2);  // loop test and branch
   return b.take();
 }
 
-// The CTA's one-time work, charged to its last step (the GEMM's trace has no
-// prologue step): before the loop, the CTA's indices, four 32-bit divisions
-// (batch / heads, and each operand's head; I2F, MUFU.RCP, F2I and ~15 integer
-// instructions each, the SASS's fast path of a 64-bit division whose operands
-// fit 32 bits) and the first chunk's issue; after it, C staged through shared
-// memory (store_c_staged): per row half of a fragment a conversion-and-pack
-// (F2FP) and its shared address, one 4-byte store; then per 16-byte chunk of
-// the tile the row/column split, bound tests and 64-bit global address,
-// LDS.128, STG.128.
-WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem) {
+// After each output tile's last chunk, C staged through shared memory
+// (store_c_staged, swizzled, in the free stage buffer or in both): the tile's
+// global address; per pair of n8 fragments two conversions-and-packs (F2FP)
+// per matrix row pair and one STSM.x4 (512 bytes per warp) with its shared
+// address; a barrier; per 16-byte chunk of the tile the row/column split,
+// bound tests and 64-bit global address, LDS.128, STG.128 (.cs); with two
+// barriers per step, a barrier before the next tile (the next issue
+// overwrites the staging buffer), with one, a barrier before the STSMs.
+// `first_work`: the CTA's one-time work, charged to its last tile's epilogue
+// (the GEMM's trace has no prologue step): before the loop, the CTA's
+// indices, four 32-bit divisions (batch / heads, and each operand's head;
+// I2F, MUFU.RCP, F2I and ~15 integer instructions each, the SASS's fast path
+// of a 64-bit division whose operands fit 32 bits) and the first chunk's
+// issue.
+WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem, bool first_work) {
   const auto& s = g.s;
   const int tm = round16(s.tile_m), tn = round16(s.tile_n);
   const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
   const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
-  ProgramBuilder b("gemm prologue + epilogue");
-  b.repeat(Pipe::alu, 60);
-  b.repeat(Pipe::fma, 20);
-  for (int k = 0; k < 4; ++k) {
-    b.repeat(Pipe::mufu, 3);
-    b.repeat(Pipe::alu, 8);
-    b.repeat(Pipe::fma, 7);
+  const bool one_barrier = gemm_one_barrier(g);
+  ProgramBuilder b(first_work ? "gemm prologue + epilogue" : "gemm epilogue");
+  if (first_work) {
+    b.repeat(Pipe::alu, 60);
+    b.repeat(Pipe::fma, 20);
+    for (int k = 0; k < 4; ++k) {
+      b.repeat(Pipe::mufu, 3);
+      b.repeat(Pipe::alu, 8);
+      b.repeat(Pipe::fma, 7);
+    }
+    const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
+    b.repeat(Pipe::alu, 30);
+    b.repeat(Pipe::fma, 12);
+    emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
+    emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
   }
-  const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
-  b.repeat(Pipe::alu, 30);
-  b.repeat(Pipe::fma, 12);
-  emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
-  emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
+  b.repeat(Pipe::fma, 6);  // the tile's C address
   b.repeat(Pipe::alu, 8);
-  for (int k = 0; k < fm * fn * 2; ++k) b.sts(128, b.alu(b.alu()), b.alu());
+  if (one_barrier) b.barrier();
+  for (int k = 0; k < std::max(1, fm * fn / 2); ++k) {
+    const V addr = b.alu(b.alu());
+    V data = kNone;
+    for (int r = 0; r < 4; ++r) data = b.fma(data);  // F2FP per register of the four matrices
+    b.sts(512, data, addr);
+  }
   b.barrier();
   const i64 chunks = ceil_div(i64{tm} * tn / 8, GemmSchedule::kThreads);
   for (i64 k = 0; k < chunks; ++k) {
@@ -931,6 +958,8 @@ WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem) {
     b.repeat(Pipe::alu, 6);
     b.stg(b.lds(512, b.alu()), b.alu());
   }
+  if (!one_barrier && !first_work) b.barrier();  // a tile before the CTA's last
+  b.repeat(Pipe::alu, 4);  // the tile loop's test and branch
   return b.take();
 }
 
@@ -1799,7 +1828,8 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::gemm: {
       const auto& g = k.as<GemmPlan>();
       put(out, kMainStep, gemm_chunk(g, elem));
-      put(out, kEpilogue, gemm_epilogue(g, elem));
+      put(out, kEpilogue, gemm_epilogue(g, elem, false));  // a tile's C (all but the CTA's last)
+      put(out, kFinalStep, gemm_epilogue(g, elem, true));  // the last tile's C and the CTA's one-time work
       out.tensor = true;
       break;
     }

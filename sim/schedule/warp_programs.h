@@ -17,10 +17,10 @@ enum StepProgram : int {
   kNoProgram = -1,
   kMainStep = 0,    // the main loop's step (FA2: a key or query block; GEMM: a k chunk; row kernels: their rows)
   kMaskedStep = 1,  // the same with the element mask (causal diagonal, ragged last block)
-  kEpilogue = 2,    // after the loop: normalise and write the outputs
+  kEpilogue = 2,    // after the loop: normalise and write the outputs (GEMM: a tile's C, all but the CTA's last)
   kKeyLoad = 3,     // FA1: the outer loop's K_j, V_j loads
   kPrologue = 4,    // FA1: O, l, m (forward) or dK, dV, dQaccum (backward) initialised in global memory
-  kFinalStep = 5,   // FA1 backward: dQaccum -> dQ
+  kFinalStep = 5,   // FA1 backward: dQaccum -> dQ; GEMM: the CTA's last tile's C, with its one-time work
   kKeyStore = 6,    // FA1 backward: dK_j, dV_j written
   kStatsPass = 7,   // row softmax of a row longer than shared memory: the statistics pass
   kStepPrograms = 8

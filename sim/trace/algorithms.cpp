@@ -335,29 +335,32 @@ TileAccess gemm_operand_tile(const GemmPlan& gp, const GemmOperand& o, i64 outer
   return o.k_contiguous ? rd(o.tensor, b, head, outer0, outer, k0, kd) : rd(o.tensor, b, head, k0, kd, outer0, outer);
 }
 
-// Standard attention's batched GEMM: k chunks of each group member's
-// operands, then the output tile.
+// Standard attention's batched GEMM: per output tile of the CTA (in turn
+// along n), k chunks of each group member's operands, then the tile's C.
 Generator<Step> gemm_cta(const GemmPlan& gp, i64 x, i64 y, i64 z) {
   const auto& s = gp.s;
   const auto cta = s.cta(x, y, z);
-  const i64 m0 = cta.m_tile * s.tile_m, n0 = cta.n_tile * s.tile_n;
-  const i64 rows = s.rows_in(cta.m_tile), cols = s.cols_in(cta.n_tile);
+  const i64 m0 = cta.m_tile * s.tile_m, rows = s.rows_in(cta.m_tile);
   Step step;
-  for (i64 g = 0; g < s.k_groups; ++g) {
-    for (i64 kc = 0; kc < s.k_chunks(); ++kc) {
-      const i64 k0 = kc * s.tile_k, kd = s.depth_in(kc);
-      step.clear();
-      step.load(gemm_operand_tile(gp, gp.a, m0, rows, z, g, k0, kd));
-      step.load(gemm_operand_tile(gp, gp.b, n0, cols, z, g, k0, kd));
-      step.compute.tensor_flops = 2 * rows * cols * kd;
-      step.compute.program = schedule::kMainStep;
-      co_yield step;
+  for (i64 t = 0; t < cta.tiles; ++t) {
+    const i64 nt = cta.n_tile + t, n0 = nt * s.tile_n, cols = s.cols_in(nt);
+    for (i64 g = 0; g < s.k_groups; ++g) {
+      for (i64 kc = 0; kc < s.k_chunks(); ++kc) {
+        const i64 k0 = kc * s.tile_k, kd = s.depth_in(kc);
+        step.clear();
+        step.load(gemm_operand_tile(gp, gp.a, m0, rows, z, g, k0, kd));
+        step.load(gemm_operand_tile(gp, gp.b, n0, cols, z, g, k0, kd));
+        step.compute.tensor_flops = 2 * rows * cols * kd;
+        step.compute.program = schedule::kMainStep;
+        co_yield step;
+      }
     }
+    // The tile's C; the CTA's one-time work is charged to its last tile's.
+    step.clear();
+    step.compute.program = t + 1 < cta.tiles ? schedule::kEpilogue : schedule::kFinalStep;
+    step.store(wr(gp.c, z / gp.z_heads, z % gp.z_heads, m0, rows, n0, cols));
+    co_yield step;
   }
-  step.clear();
-  step.compute.program = schedule::kEpilogue;
-  step.store(wr(gp.c, z / gp.z_heads, z % gp.z_heads, m0, rows, n0, cols));
-  co_yield step;
 }
 
 // Row softmax, forward: P = softmax(scale * masked S); backward:

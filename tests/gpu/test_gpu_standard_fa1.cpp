@@ -33,6 +33,7 @@
 #include "kernels/common/element_bits.h"
 #include "kernels/standard/standard.h"
 #include "sim/numerics/reference.h"
+#include "sim/schedule/plan.h"
 
 using iosim::i64;
 using iosim::gputest::problem;
@@ -189,6 +190,28 @@ BOOST_AUTO_TEST_CASE(standard_every_compiled_gemm_tile_matches_reference, *requi
     BOOST_TEST_CONTEXT(entry) {
       expect_matches_reference(s, Pass::fwd, "menu");
       expect_matches_reference(s, Pass::bwd, "menu");
+    }
+  }
+}
+
+// Several output tiles per GEMM CTA (GemmSchedule::tiles_per_cta = 4: the
+// plan's rule where C fits in one stage buffer and the grid keeps 512 CTAs):
+// S = Q K^T and dP = dO V^T take 4 tiles per CTA in turn, the next tile's
+// first chunk loading during this one's epilogue, with one barrier per k
+// step; N_k = 1100 is 18 tiles of 64, so each row's last CTA has 2; K = 72 is
+// 3 chunks, the last 8 deep; GQA (dV, dK sum 2 query heads).
+BOOST_AUTO_TEST_CASE(standard_gemm_several_tiles_per_cta_match_reference, *requires_gpu()) {
+  for (const DType dt : {DType::fp16, DType::bf16}) {
+    RunSpec s = spec("standard", problem(2, 4, 2, 1000, 1100, 72, dt, true), 31);
+    s.gemm = {64, 64, 32};
+    const auto plan = iosim::schedule::make_plan(s.problem, iosim::workload::Algorithm::standard, Pass::fwdbwd,
+                                                 {64, 64, s.gemm, 1 << 20, 1});
+    for (const auto& k : plan.kernels)
+      if (k.name == "std_fwd_qk" || k.name == "std_bwd_dp")
+        BOOST_TEST(k.as<iosim::schedule::GemmPlan>().s.tiles_per_cta == 4, k.name);
+    BOOST_TEST_CONTEXT(iosim::workload::to_string(dt)) {
+      expect_matches_reference(s, Pass::fwd, "4 tiles per CTA");
+      expect_matches_reference(s, Pass::bwd, "4 tiles per CTA");
     }
   }
 }
