@@ -26,8 +26,9 @@ fa2_backward_kernel -> fa2_bwd_main, fa2_bwd_convert_dq_kernel -> fa2_bwd_conver
 fa1_forward/backward_kernel -> fa1_fwd/bwd, softmax_forward/backward_kernel -> std_fwd/bwd_softmax,
 gemm_kernel -> std_fwd_qk, std_fwd_pv, std_bwd_dv, std_bwd_dp, std_bwd_dq, std_bwd_dk).
 Every simulated kernel gets a row; `status` is `ok`, or says why it has no measurement
-(no_ncu_output, ncu_failed, kernel_count_mismatch, kernel_name_mismatch): the summaries count
-`ok` rows and list the others.
+(no_ncu_output, ncu_failed, kernel_count_mismatch, kernel_name_mismatch, or `stale: REASON` for
+configurations given to --stale REGEX:REASON, measured with a kernel that has changed since): the
+summaries count `ok` rows and list the others.
 
 Columns (bytes, seconds): see COLUMNS. formula_bytes is the pass's closed-form I/O (the
 simulator's `formula.bytes`), repeated on each kernel of the pass. sim_global_bytes: the trace's
@@ -176,7 +177,7 @@ def find_file(dirs, name):
     return None
 
 
-def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile):
+def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=()):
     kernels = sim_cold["kernels"]
     base = {
         "gpu": gpu, "algo": c.algo, "pass": c.pas, "d": c.d, "seq_q": c.seq_q, "seq_k": c.seq_k, "batch": c.batch,
@@ -194,12 +195,15 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile):
             meas_pass = json.load(open(bench))["median_ms"] / 1e3
         except (ValueError, KeyError):
             meas_pass = ""
-    base["meas_pass_time_s"] = meas_pass
     base["sim_pass_time_s"] = sim_warm["time"]["seconds"] if sim_warm else ""
 
     ncu_path = find_file(dirs, c.name + ".csv")
     status, mrows = "ok", []
-    if not ncu_path:
+    reason = next((why for rx, why in stale if re.search(rx, c.name)), None)
+    base["meas_pass_time_s"] = "" if reason else meas_pass
+    if reason:  # measured with a kernel that has changed since: counted nowhere
+        status = f"stale: {reason}"
+    elif not ncu_path:
         status = "no_ncu_output"
     else:
         mrows = ncu_rows(ncu_path)
@@ -275,7 +279,13 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-pass", action="store_true", help="skip the warm-L2 pass simulation")
     ap.add_argument("--cache", default=os.path.join(ROOT, "build/validation-sim-cache"))
+    ap.add_argument("--stale", action="append", default=[], metavar="REGEX:REASON",
+                    help="configurations whose name matches REGEX were measured with a kernel that has changed "
+                         "since: status 'stale: REASON', no measured values, counted in no metric (repeatable)")
     a = ap.parse_args()
+    stale = [tuple(x.split(":", 1)) for x in a.stale]
+    if any(len(x) != 2 or not x[1].strip() for x in stale):
+        sys.exit("build_csv: --stale takes REGEX:REASON")
     gpu = a.gpu.lower()
     profile = a.profile or os.path.join(ROOT, PROFILES.get(gpu, ""))
     if not a.profile and gpu not in PROFILES:
@@ -302,7 +312,7 @@ def main():
     def one(c):
         cold = sim.run(c.flags, True)
         warm = None if a.no_pass else sim.run(c.flags, False)
-        return rows_for(c, gpu, data, a.outdirs, cold, warm, prof_label)
+        return rows_for(c, gpu, data, a.outdirs, cold, warm, prof_label, stale)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         results = list(ex.map(one, configs))

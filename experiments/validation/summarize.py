@@ -89,6 +89,9 @@ def points(rows, metric):
             seen.add(r["config"])
         m, p = meas(r), pred(r)
         if per_pass:
+            if r["status"].startswith("stale"):
+                excl.append((label, r["status"]))
+                continue
             if m is None:
                 excl.append((label, "no bench median"))
                 continue
