@@ -4,20 +4,9 @@
 # configurations in no grid, held-out or blind set; packed into $OUT/fa2fwd.tar.xz.
 #   OUT=DIR BINS=.../bins.tar.xz experiments/probes/fa2_fwd_source_run.sh   (GPU machine; full menu)
 set -u
-work=/tmp/fa2fwd
-rm -rf $work /tmp/b; mkdir -p /tmp/b $work
-python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "${BINS:?}" /tmp/b
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $work/device.txt
-date -u > $work/date.txt
 configs=(
   "fa2-fwd-d128-n3072-bh32-128x128|fa2_forward|--algo fa2 --pass fwd --batch 2 --heads 16 --seq 3072 --head-dim 128 --block-m 128 --block-n 128"
   "fa2-fwd-d64-n3072-bh32-256x64|fa2_forward|--algo fa2 --pass fwd --batch 2 --heads 16 --seq 3072 --head-dim 64 --block-m 256 --block-n 64"
 )
-NO_SASS=1 experiments/probes/source_counters.sh /tmp/b/iosim-kernels $work "${configs[@]}"
-for c in "${configs[@]}"; do
-  IFS='|' read -r name regex flags <<< "$c"
-  /tmp/b/iosim-kernels bench $flags --warmup 3 --iters 20 --json > $work/$name.bench.json 2> $work/$name.bench.err
-done
-rm -f $work/*.ncu-rep
-tar -C $work -cf - . | xz -6 > $OUT/fa2fwd.tar.xz
+"$(dirname "$0")/source_bench_run.sh" fa2fwd.tar.xz "${configs[@]}"
 ls -la $OUT
