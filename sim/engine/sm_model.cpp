@@ -278,6 +278,9 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   auto is_store = [](const Instr& in) {
     return in.op == schedule::Op::store || in.op == schedule::Op::store_fragment;
   };
+  auto store_port_cycles = [&](const Instr& in) {
+    return in.op == schedule::Op::store_fragment ? m_.store_fragment_cycles : m_.store_rows_cycles;
+  };
   i64 finished = 0;
   double t = 0;
   // The SM's issue rate while every CTA is resident and none has finished:
@@ -345,8 +348,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           smem_free = std::max(smem_free, t) + transfer;
           done = smem_free + m_.pipe[static_cast<size_t>(Pipe::smem)].latency;
         } else if (store_port && is_store(in)) {
-          store_free = std::max(store_free, t) +
-                       (in.op == schedule::Op::store_fragment ? m_.store_fragment_cycles : m_.store_rows_cycles);
+          store_free = std::max(store_free, t) + store_port_cycles(in);
           done = store_free;  // the warp's step ends once it has drained
         } else if (in.op == schedule::Op::reduce) {
           if (red_port) red_free = std::max(red_free, t) + static_cast<double>(in.bytes) / m_.red_bytes_per_cycle;
@@ -417,7 +419,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   double store_cycles = 0;  // the same for the store port
   if (store_port)
     for (const Instr& in : code)
-      if (is_store(in)) store_cycles += in.op == schedule::Op::store_fragment ? m_.store_fragment_cycles : m_.store_rows_cycles;
+      if (is_store(in)) store_cycles += store_port_cycles(in);
   const double drain = std::max(red_port ? red_bytes * static_cast<double>(warps * ctas) / m_.red_bytes_per_cycle : 0.0,
                                 store_cycles * static_cast<double>(warps * ctas));
   if (steps == 1) {
