@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The blind FA3 check: committed predictions against what run_grid.sh measured.
 
-    experiments/validation/fa3-blind/compare.py GPU RAW_DIR   (GPU: h200 | h100)
+    experiments/validation/fa3-blind/compare.py GPU RAW_DIR [--now IOSIM]   (GPU: h200 | h100)
 
 Reads predictions-<profile>.csv (written and committed before measuring) and, per configuration of
 configs.txt, RAW_DIR/<name>.bench.json (CUDA-event median of the pass) and RAW_DIR/<name>.csv (Nsight
 Compute: the SM clock); prints a Markdown table and the mean and worst |pred/meas - 1|.
+--now IOSIM: the same table for the given iosim binary's predictions today (as predict.sh makes them),
+which are not blind: the model may have changed after the measurements were seen.
 """
+import subprocess
 import csv
 import json
 import os
@@ -35,13 +38,39 @@ def clock_of(path):
     return cycles / (ns * 1e-9) if ns > 0 else None
 
 
+def predict_now(iosim, profile):
+    """The configurations' predictions by `iosim` now: {name: {sim_pass_time_s, sim_clock_hz}}."""
+    out = {}
+    for line in open(os.path.join(HERE, 'configs.txt')):
+        if line.startswith('#') or not line.strip():
+            continue
+        name, flags = line.split(';')[1], line.strip().split(';')[4]
+        j = json.loads(subprocess.run([iosim, 'simulate', *flags.split(), '--profile', profile, '--json'],
+                                      check=True, capture_output=True, text=True).stdout)
+        out[name] = {'sim_pass_time_s': j['time']['seconds'], 'sim_clock_hz': j['kernels'][0]['sm_model']['clock_hz']}
+    return out
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in PROFILE:
+    args = sys.argv[1:]
+    now = None
+    if '--now' in args:
+        i = args.index('--now')
+        if i + 1 >= len(args):
+            sys.exit(__doc__)
+        now = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 2 or args[0] not in PROFILE:
         sys.exit(__doc__)
-    gpu, raw = sys.argv[1], sys.argv[2]
-    lines = open(os.path.join(HERE, f'predictions-{PROFILE[gpu]}.csv')).read().splitlines()
-    pred = {r['name']: r for r in csv.DictReader(l for l in lines if not l.startswith('#'))}
-    print(f'{lines[0].lstrip("# ")}; measured: {raw}\n')
+    gpu, raw = args
+    if now:
+        pred = predict_now(now, PROFILE[gpu])
+        commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+        print(f'iosim {commit} now (not blind), profile {PROFILE[gpu]}; measured: {raw}\n')
+    else:
+        lines = open(os.path.join(HERE, f'predictions-{PROFILE[gpu]}.csv')).read().splitlines()
+        pred = {r['name']: r for r in csv.DictReader(l for l in lines if not l.startswith('#'))}
+        print(f'{lines[0].lstrip("# ")}; measured: {raw}\n')
     print('| configuration | predicted ms | measured ms | pred/meas | model clock MHz | measured clock MHz |')
     print('|---|---|---|---|---|---|')
     ratios = []
