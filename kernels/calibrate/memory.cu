@@ -396,6 +396,23 @@ profile::Measured l2_load_one_sm(const Plan& plan) {
               std::to_string(plan.runs) + ": bytes / clock64 cycles"};
 }
 
+// The median, over plan.runs launches after one warm-up, of the longest span
+// (clock64 cycles) that one launch's warps record into `warps`: how long a
+// one-CTA burst takes until its last warp has issued its last instruction.
+template <class Launch>
+double median_longest_span(const Plan& plan, kernels::DeviceBuffer<WarpRecord>& warps, Launch launch) {
+  std::vector<double> cycles;
+  for (int r = -1; r < plan.runs; ++r) {
+    launch();
+    IOSIM_CUDA_CHECK_LAUNCH();
+    IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    double longest = 0;
+    for (const WarpRecord& w : warps.download()) longest = std::max(longest, static_cast<double>(w.clk1 - w.clk0));
+    if (r >= 0) cycles.push_back(longest);
+  }
+  return profile::median(cycles);
+}
+
 RedRates l2_reduce_rates(const Plan& plan) {
   const int nwarps = kRedThreads / 32;
   const i64 per_pass = 8 * nwarps;  // rows: one band per warp
@@ -431,16 +448,9 @@ RedRates l2_reduce_rates(const Plan& plan) {
     buf.fill_bytes(0);
     std::string points;
     for (const int k : {4, 8, 16, 32, 64, 128}) {
-      std::vector<double> cycles;
-      for (int r = -1; r < plan.runs; ++r) {
-        sm_reduce_burst<<<1, kRedThreads>>>(buf.get(), k, warps.get());
-        IOSIM_CUDA_CHECK_LAUNCH();
-        IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
-        double longest = 0;
-        for (const WarpRecord& w : warps.download()) longest = std::max(longest, static_cast<double>(w.clk1 - w.clk0));
-        if (r >= 0) cycles.push_back(longest);
-      }
-      const double c = profile::median(cycles), bytes = 256.0 * k * nw;
+      const double c =
+          median_longest_span(plan, warps, [&] { sm_reduce_burst<<<1, kRedThreads>>>(buf.get(), k, warps.get()); });
+      const double bytes = 256.0 * k * nw;
       out.burst_cycles.push_back({bytes, c});
       points += (points.empty() ? "" : ", ") + profile::plain_decimal(bytes / 1024, 4) + " KiB in " + std::to_string(static_cast<long long>(c)) + " cycles";
       if (k == 128) out.queue_bytes = std::max(0.0, bytes - out.one_sm * c);
@@ -481,16 +491,9 @@ StoreRates sm_store_rates(const Plan& plan) {
   out.contiguous_inst = rate(sm_store<false>) / 512;  // over 512 B
   std::string points;
   for (const int k : {4, 8, 16, 32, 64, 128}) {
-    std::vector<double> cycles;
-    for (int r = -1; r < plan.runs; ++r) {
-      sm_store_burst<<<1, kStoreThreads>>>(buf.get(), k, warps.get());
-      IOSIM_CUDA_CHECK_LAUNCH();
-      IOSIM_CUDA_CHECK(cudaDeviceSynchronize());
-      double longest = 0;
-      for (const WarpRecord& w : warps.download()) longest = std::max(longest, static_cast<double>(w.clk1 - w.clk0));
-      if (r >= 0) cycles.push_back(longest);
-    }
-    const double c = profile::median(cycles), inst = static_cast<double>(k) * nwarps;
+    const double c =
+        median_longest_span(plan, warps, [&] { sm_store_burst<<<1, kStoreThreads>>>(buf.get(), k, warps.get()); });
+    const double inst = static_cast<double>(k) * nwarps;
     points += (points.empty() ? "" : ", ") + std::to_string(static_cast<long long>(inst)) + " in " +
               std::to_string(static_cast<long long>(c)) + " cycles";
     if (k == 128) out.queue_inst = std::max(0.0, inst - out.fragment_inst * c);

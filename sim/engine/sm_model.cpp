@@ -146,8 +146,7 @@ double SmModel::step_cycles(const WarpProgram& program, i64 warps, i64 ctas, boo
   } else {
     // Long programs run once per CTA (initialisation, conversion): one pass.
     const int steps = program.code.size() > 20000 ? 1 : 5;
-    const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1, external_loads);
-    t = simulate(issue_order(program), warps, ctas, steps, ctas > 1 ? alone / static_cast<double>(ctas) : 0,
+    t = simulate(issue_order(program), warps, ctas, steps, stagger(program, warps, ctas, external_loads),
                  external_loads);
   }
   cache_[key] = t;
@@ -207,10 +206,9 @@ SmModel::Walk SmModel::walk(const WarpProgram& program, i64 warps, i64 ctas, boo
   out.waited.assign(n, 0.0);
   if (n == 0) return out;
   constexpr int kSteps = 5;
-  const double alone = ctas == 1 ? 0 : step_cycles(program, warps, 1, external_loads);
   const WarpProgram& ordered = issue_order(program);
   std::vector<double> times;
-  simulate(ordered, warps, ctas, kSteps, ctas > 1 ? alone / static_cast<double>(ctas) : 0, external_loads, &times);
+  simulate(ordered, warps, ctas, kSteps, stagger(program, warps, ctas, external_loads), external_loads, &times);
   // The last step's issues, against the one before's last (the wait before
   // the step's first instruction is the step boundary's).
   const size_t last = (kSteps - 1) * n;
@@ -222,6 +220,10 @@ SmModel::Walk SmModel::walk(const WarpProgram& program, i64 warps, i64 ctas, boo
     out.waited[src] = times[last + k] - times[last + k - 1];
   }
   return out;
+}
+
+double SmModel::stagger(const WarpProgram& program, i64 warps, i64 ctas, bool external_loads) {
+  return ctas > 1 ? step_cycles(program, warps, 1, external_loads) / static_cast<double>(ctas) : 0;
 }
 
 const WarpProgram& SmModel::issue_order(const WarpProgram& program) {

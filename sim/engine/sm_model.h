@@ -136,6 +136,9 @@ class SmModel {
   double simulate(const schedule::WarpProgram& program, i64 warps, i64 ctas, int steps, double stagger,
                   bool external_loads, std::vector<double>* warp0_issue = nullptr) const;
   SmMachine m_;
+  // How far apart the CTAs start when `ctas` share the SM: a step of one
+  // alone over their number (0 for one CTA).
+  double stagger(const schedule::WarpProgram& program, i64 warps, i64 ctas, bool external_loads);
   // The program in the order the compiler issues it (compiler_order.h), per program.
   const schedule::WarpProgram& issue_order(const schedule::WarpProgram& program);
   std::map<std::tuple<const schedule::WarpProgram*, i64, i64, bool>, double> cache_;
