@@ -11,12 +11,15 @@ the first cut to "(before)". A region's cycles per step are the kernel's cycles
 (gpc__cycles_elapsed.avg) times its share of the warp-state samples (every warp is sampled alike,
 so a region's samples are the cycles warps waited to issue its instructions), over --steps (the
 steps an SM runs: e.g. FA1 with one CTA per SM, the steps of a CTA). Instructions per step: its
-executed warp instructions over --steps and --warps (the kernel's warps: CTAs x warps per CTA). Each row also names the
+executed warp instructions over --steps and --warps (the kernel's warps: CTAs x warps per CTA).
+--of REGEX: shares over the samples of the regions whose name matches REGEX only, e.g. the consumer
+warps' regions of a warp-specialised kernel, whose cycles then add up to the step's. Each row also names the
 region's three largest stall reasons (% of its samples).
 """
 import argparse
 import collections
 import csv
+import re
 
 
 def read_source(path):
@@ -51,11 +54,11 @@ def main():
     ap.add_argument('--warps', type=float, default=1,
                     help="the kernel's warps that run the steps (CTAs x warps per CTA): instructions per warp and step")
     ap.add_argument('--cut', action='append', default=[], help='ADDR:NAME')
+    ap.add_argument('--of', default=None, help="shares over the regions matching REGEX only")
     a = ap.parse_args()
     cuts = sorted((int(c.split(':', 1)[0], 16), c.split(':', 1)[1]) for c in a.cut)
     ins = read_source(a.source)
     cycles = raw_value(a.raw, 'gpc__cycles_elapsed.avg')
-    total = sum(i['samples'] for i in ins) or 1
     names = ['(before)'] + [n for _, n in cuts]
     agg = collections.OrderedDict((n, {'samples': 0, 'n': 0, 'stalls': collections.Counter()}) for n in names)
     for i in ins:
@@ -64,11 +67,14 @@ def main():
         g['samples'] += i['samples']
         g['n'] += i['n']
         g['stalls'].update(i['stalls'])
-    print(f"cycles per step {cycles / a.steps:.0f} (gpc__cycles_elapsed.avg {cycles:.0f} over {a.steps:g} steps)\n")
+    counted = [n for n in names if a.of is None or re.search(a.of, n)]
+    total = sum(agg[n]['samples'] for n in counted) or 1
+    print(f"cycles per step {cycles / a.steps:.0f} (gpc__cycles_elapsed.avg {cycles:.0f} over {a.steps:g} steps)"
+          + (f"; shares of the regions matching '{a.of}'" if a.of else "") + "\n")
     print('| region | instructions per warp | cycles | share | cycles per instruction | stalls (% of its samples) |')
     print('|---|---:|---:|---:|---:|---|')
     for name, g in agg.items():
-        if g['samples'] == 0 and g['n'] == 0:
+        if (g['samples'] == 0 and g['n'] == 0) or name not in counted:
             continue
         c = cycles / a.steps * g['samples'] / total
         n = g['n'] / a.steps / a.warps
