@@ -10,6 +10,7 @@
 
 #include "sim/common/error.h"
 #include "sim/engine/engine.h"
+#include "sim/schedule/score_layout.h"
 #include "sim/trace/trace_file.h"
 
 using namespace iosim;
@@ -298,3 +299,59 @@ BOOST_AUTO_TEST_CASE(a_directory_is_not_read_as_an_empty_trace) {
 }
 
 
+
+// Standard attention's N x N intermediates are laid out with rows padded to
+// schedule::score_row_pitch, so that with N_k = 8 mod 16 (here 1000) and
+// ragged (1001) every tile row, every softmax row and every elementwise row
+// still starts on a 32-byte sector, as in the kernels (the hardware moves
+// whole sectors: unaligned rows cost P V 1.33x its bytes on the H100). The
+// padding is never touched: each access's bytes are the tile's.
+BOOST_AUTO_TEST_CASE(score_matrix_rows_start_on_sectors_whatever_the_key_length) {
+  using schedule::TensorId;
+  for (const workload::Algorithm a : {workload::Algorithm::standard, workload::Algorithm::standard_eager})
+    for (const i64 seq_k : {i64{1000}, i64{1001}}) {
+      workload::Problem prob;
+      prob.batch = 1;
+      prob.heads = prob.kv_heads = 2;
+      prob.seq_q = 70;
+      prob.seq_k = seq_k;
+      prob.head_dim = 64;
+      prob.causal = true;
+      trace::TraceOptions o;
+      o.algorithm = a;
+      o.pass = Pass::fwdbwd;
+      o.sram_limit_bytes = a100().smem_per_block_bytes;
+      const auto run = trace::build_trace(prob, o);
+      const i64 pitch = schedule::score_row_pitch(seq_k);
+      BOOST_TEST(pitch % 32 == 0);
+      BOOST_TEST(pitch >= seq_k);
+      BOOST_TEST(run.tensors->info(TensorId::P).bytes() == prob.seq_q * pitch * 2 * prob.heads);
+      trace::AlgorithmKernelSource source(run);
+      i64 score_accesses = 0, misaligned = 0;
+      while (const trace::RangeKernel* k = source.next_kernel()) {
+        const auto g = k->grid();
+        for (i64 z = 0; z < g.z; ++z)
+          for (i64 y = 0; y < g.y; ++y)
+            for (i64 x = 0; x < g.x; ++x) {
+              auto cta = k->open_cta(x, y, z);
+              RangeStep s;
+              while (cta->next(s))
+                for (const auto* list : {&s.loads, &s.stores})
+                  for (const trace::RangeAccess& r : *list) {
+                    const auto t = static_cast<TensorId>(r.tensor);
+                    if (t != TensorId::S && t != TensorId::P && t != TensorId::dP && t != TensorId::dS &&
+                        t != TensorId::Pd && t != TensorId::Z && t != TensorId::Mask)
+                      continue;
+                    ++score_accesses;
+                    const i64 elem = run.tensors->info(t).elem_bytes;
+                    BOOST_TEST(r.row_bytes <= seq_k * elem);
+                    if (r.rows > 1) BOOST_TEST(r.stride == pitch * elem);
+                    misaligned += r.addr % 32 != 0;
+                  }
+            }
+      }
+      BOOST_TEST(score_accesses > 0);
+      BOOST_TEST(misaligned == 0, workload::to_string(a) << " seq_k " << seq_k << ": " << misaligned << " of "
+                                                          << score_accesses << " N x N accesses start mid-sector");
+    }
+}

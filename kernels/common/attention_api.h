@@ -7,7 +7,8 @@
 //   BHSD: batch_stride = H*S*d, head_stride = S*d, row_stride = d
 // Statistics (l, m, L = m + log l, D) are fp32 [batch][heads][seq_q].
 // The dQ accumulator is fp32 [batch][heads][seq_q][d] (BHSD, contiguous).
-// Standard attention's S/P/dP/dS are [batch][heads][seq_q][seq_k] in the data type.
+// Standard attention's S/P/dP/dS are [batch][heads][seq_q][pitch] in the data type, rows padded to
+// schedule::score_row_pitch(seq_k) elements (sim/schedule/score_layout.h; allocate score_matrix_elems per head).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -65,7 +66,7 @@ struct ForwardBuffers {
   void* p = nullptr;     // standard: P = softmax(scale * S)
   void* pd = nullptr;    // standard-eager: P after dropout
   std::uint8_t* z = nullptr;           // standard-eager: dropout's keep mask, 1 byte per element
-  const std::uint8_t* mask = nullptr;  // standard-eager: [seq_q][seq_k] visibility (standard_eager_fill_mask)
+  const std::uint8_t* mask = nullptr;  // standard-eager: [seq_q][pitch] visibility (standard_eager_fill_mask)
   float* o_accum = nullptr;    // splitkv scratch: [batch][heads][splits * seq_q][d] fp32 partial O
   float* lse_accum = nullptr;  // splitkv scratch: [batch][heads][splits * seq_q] partial LSE
 };
@@ -110,7 +111,7 @@ void standard_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaS
 // kernels of their own over the N x N matrices, the GEMMs of standard.
 void standard_eager_forward(const AttentionConfig& c, const ForwardBuffers& b, cudaStream_t stream);
 void standard_eager_backward(const AttentionConfig& c, const BackwardBuffers& b, cudaStream_t stream);
-// Builds standard-eager's mask buffer ([seq_q][seq_k] bytes, 1 where the causal
+// Builds standard-eager's mask buffer ([seq_q][pitch] bytes, 1 where the causal
 // rule and c's block mask let row r see key c), as a model does once.
 void standard_eager_fill_mask(const AttentionConfig& c, std::uint8_t* mask, cudaStream_t stream);
 // FlashAttention-3 forward (Hopper, sm_90a; kernels/fa3): O and L (lse);

@@ -14,6 +14,7 @@
 #include "kernels/common/element_bits.h"
 #include "sim/common/error.h"
 #include "sim/count/io_count.h"
+#include "sim/schedule/score_layout.h"
 
 namespace iosim::harness {
 
@@ -90,14 +91,14 @@ struct Sizes {
 };
 Sizes sizes(const Problem& p) {
   return {p.batch * p.heads * p.seq_q * p.head_dim, p.batch * p.kv_heads * p.seq_k * p.head_dim,
-          p.batch * p.heads * p.seq_q, p.batch * p.heads * p.seq_q * p.seq_k};
+          p.batch * p.heads * p.seq_q, p.batch * p.heads * schedule::score_matrix_elems(p.seq_q, p.seq_k)};
 }
 
 // Every device buffer one run of an algorithm touches.
 struct Workspace {
   DeviceBuffer<u16> q, k, v, o, d_o, dq, dk, dv, s, p, dp, ds, pd;
   DeviceBuffer<float> lse, l, m, dq_accum, dvec, o_accum, lse_accum;
-  DeviceBuffer<std::uint8_t> z, mask;  // standard-eager: dropout's keep mask, the [seq_q][seq_k] mask buffer
+  DeviceBuffer<std::uint8_t> z, mask;  // standard-eager: dropout's keep mask, the [seq_q][pitch] mask buffer
 
   // `splits` > 0: splitkv's partials for that many splits.
   Workspace(const std::string& algo, const Problem& pr, bool backward, i64 splits) {
@@ -107,7 +108,7 @@ struct Workspace {
     if (algo == "standard-eager") {
       pd = DeviceBuffer<u16>(sz(n.nn));
       z = DeviceBuffer<std::uint8_t>(sz(n.nn));
-      mask = DeviceBuffer<std::uint8_t>(sz(pr.seq_q * pr.seq_k));
+      mask = DeviceBuffer<std::uint8_t>(sz(schedule::score_matrix_elems(pr.seq_q, pr.seq_k)));
     }
     q = DeviceBuffer<u16>(sz(n.q));
     k = DeviceBuffer<u16>(sz(n.kv));
@@ -242,24 +243,26 @@ numerics::HeadTensor stats(const std::vector<float>& flat, const Problem& p) {
   return numerics::from_flat(flat, p.batch, p.heads, p.seq_q, 1, workload::Layout::bhsd);
 }
 
-// standard-eager's keep mask Z against the dropout rule at each flat element
-// (the reference's): max |Z - rule| over the elements (0 when they agree; the
-// poison byte 0xFF left by an unwritten element gives 254 or 255), and the
-// fraction of elements kept.
+// standard-eager's keep mask Z (rows of `pitch` bytes, `cols` used) against
+// the dropout rule at each unpadded flat element (the reference's): max
+// |Z - rule| over the elements (0 when they agree; the poison byte 0xFF left
+// by an unwritten element gives 254 or 255), and the fraction of elements kept.
 struct KeepMaskCheck {
   numerics::ErrorNorms norms;
   double keep_fraction = 0;
 };
-KeepMaskCheck check_keep_mask(const std::vector<std::uint8_t>& z, const DropoutRule& rule) {
+KeepMaskCheck check_keep_mask(const std::vector<std::uint8_t>& z, i64 cols, i64 pitch, const DropoutRule& rule) {
   KeepMaskCheck r;
+  const i64 rows = static_cast<i64>(z.size()) / pitch;
   i64 kept = 0;
-  for (size_t e = 0; e < z.size(); ++e) {
-    const int ref = rule.keeps(static_cast<i64>(e)) ? 1 : 0;
-    r.norms.max_abs_ref = std::max(r.norms.max_abs_ref, static_cast<double>(ref));
-    r.norms.max_abs_error = std::max(r.norms.max_abs_error, static_cast<double>(std::abs(z[e] - ref)));
-    kept += z[e] == 1;
-  }
-  r.keep_fraction = z.empty() ? 0 : static_cast<double>(kept) / static_cast<double>(z.size());
+  for (i64 row = 0; row < rows; ++row)
+    for (i64 c = 0; c < cols; ++c) {
+      const int got = z[static_cast<size_t>(row * pitch + c)], ref = rule.keeps(row * cols + c) ? 1 : 0;
+      r.norms.max_abs_ref = std::max(r.norms.max_abs_ref, static_cast<double>(ref));
+      r.norms.max_abs_error = std::max(r.norms.max_abs_error, static_cast<double>(std::abs(got - ref)));
+      kept += got == 1;
+    }
+  r.keep_fraction = rows * cols == 0 ? 0 : static_cast<double>(kept) / static_cast<double>(rows * cols);
   return r;
 }
 
@@ -359,7 +362,8 @@ CheckResult check(const RunSpec& s, Pass pass) {
   run_forward(s.algorithm, fwd_cfg, ws.forward(), stream.get());
   stream.synchronize();
   if (ws.z.get() != nullptr) {
-    const KeepMaskCheck z = check_keep_mask(ws.z.download(), dropout);
+    const KeepMaskCheck z =
+        check_keep_mask(ws.z.download(), s.problem.seq_k, schedule::score_row_pitch(s.problem.seq_k), dropout);
     result.errors.push_back({"Z", z.norms});
     result.keep_fraction = z.keep_fraction;
   }

@@ -1,12 +1,15 @@
 // standard-eager's elementwise kernels (elementwise.h). A CTA of 128 threads
 // takes the RowElementwiseSchedule's rows (4 rows up to 1024 columns, else
-// 1), adjacent in memory: one span of rows * seq_k elements per tensor. With
-// seq_k % 8 == 0 every span starts on a 16-byte boundary and each thread
-// moves 8 elements at a time (16 bytes of the data type, 8 of a byte
-// tensor), four such vectors loaded before any is used (in-place kernels
+// 1): rows * seq_k elements per tensor, numbered as one span and placed in
+// rows of schedule::score_row_pitch elements (the padding is never touched;
+// where pitch != seq_k a precomputed multiply-shift division finds each
+// element's row). With seq_k % 8 == 0 each thread moves 8 elements at a time
+// (16 bytes of the data type, 8 of a byte tensor; rows start on 32-byte
+// sectors), four such vectors loaded before any is used (in-place kernels
 // alias input and output, so the compiler would not batch the loads itself);
 // other widths take one element at a time. Each element is read once per
-// input and written once per output: the trace's bytes.
+// input and written once per output: the trace's bytes. Dropout draws by the
+// element's unpadded index, as the reference does.
 #include "kernels/standard/elementwise.h"
 
 #include <cuda_bf16.h>
@@ -21,6 +24,7 @@
 #include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
+#include "sim/schedule/score_layout.h"
 
 namespace iosim::kernels::detail {
 namespace {
@@ -33,8 +37,31 @@ constexpr int kThreads = static_cast<int>(schedule::RowElementwiseSchedule::kThr
 constexpr int kVec = 8;     // elements per vector
 constexpr int kUnroll = 4;  // vectors in flight per thread
 
+// n / d and n % d for 0 <= n, d < 2^31 by a multiply and a shift (the
+// divisor's magic number computed once on the host; CUTLASS's FastDivmod
+// rule): a vector's row costs two IMADs and a shift, not a division.
+struct U32Divmod {
+  std::uint32_t d = 1, mul = 0, shift = 0;
+  static U32Divmod of(std::uint32_t d) {
+    U32Divmod r;
+    r.d = d;
+    std::uint32_t log2 = 0;
+    while ((std::uint64_t{1} << log2) < d) ++log2;
+    const std::uint64_t p = 31 + log2;
+    r.mul = static_cast<std::uint32_t>(((std::uint64_t{1} << p) + d - 1) / d);
+    r.shift = static_cast<std::uint32_t>(p - 32);
+    return r;
+  }
+  __device__ __forceinline__ std::uint32_t div(std::uint32_t n) const {
+    return d == 1 ? n : __umulhi(n, mul) >> shift;
+  }
+};
+
 struct ElementwiseParams {
   schedule::RowElementwiseSchedule s;
+  i64 pitch;                // schedule::score_row_pitch(seq_k)
+  bool padded;              // pitch != seq_k
+  U32Divmod units_per_row;  // vectors (vector path) or elements per row, where padded
   const u16* in0;
   const u8* in1;  // Mask (one copy for all heads) or Z; null when the op has one input
   u16* out0;
@@ -73,16 +100,25 @@ __device__ __forceinline__ void keep8(std::int64_t e0, const ElementwiseParams& 
   }
 }
 
+// Where unit i (an element, or a vector of `per_unit` elements) of the CTA's
+// span lies in its padded rows, in elements from the CTA's first row.
+__device__ __forceinline__ i64 placed(const ElementwiseParams& p, i64 i, int per_unit) {
+  if (!p.padded) return i * per_unit;
+  const std::uint32_t row = p.units_per_row.div(static_cast<std::uint32_t>(i));
+  return static_cast<i64>(row) * p.pitch + (i - static_cast<i64>(row) * p.units_per_row.d) * per_unit;
+}
+
 template <class T, ElementwiseOp OP>
 __global__ void __launch_bounds__(kThreads) elementwise_kernel(const ElementwiseParams p) {
   const auto& s = p.s;
   const i64 r0 = s.first_row(blockIdx.x), count = s.rows_in(blockIdx.x) * s.seq_k;
-  // Element index of the CTA's first element in [batch][heads][seq_q][seq_k].
-  const i64 base = ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + r0) * s.seq_k;
-  const u16* in0 = p.in0 + base;
-  const u8* in1 = p.in1 == nullptr ? nullptr : p.in1 + (OP == ElementwiseOp::dropout_bwd ? base : r0 * s.seq_k);
-  u16* out0 = p.out0 + base;
-  u8* out1 = p.out1 == nullptr ? nullptr : p.out1 + base;
+  const i64 head_row0 = (static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + r0;
+  const i64 base = head_row0 * s.seq_k;  // unpadded index of the CTA's first element: dropout's draws
+  const i64 at = head_row0 * p.pitch;    // where it lies
+  const u16* in0 = p.in0 + at;
+  const u8* in1 = p.in1 == nullptr ? nullptr : p.in1 + (OP == ElementwiseOp::dropout_bwd ? at : r0 * p.pitch);
+  u16* out0 = p.out0 + at;
+  u8* out1 = p.out1 == nullptr ? nullptr : p.out1 + at;
   const int tid = static_cast<int>(threadIdx.x);
 
   if (!p.vec) {
@@ -92,8 +128,9 @@ __global__ void __launch_bounds__(kThreads) elementwise_kernel(const Elementwise
         const std::uint64_t e = static_cast<std::uint64_t>(base + i);
         keep = DropoutRule::kept(philox4x32_10(e / 4, p.seed).v[e % 4], p.threshold);
       }
-      out0[i] = apply<T, OP>(in0[i], reads_byte_tensor(OP) ? in1[i] : u8{1}, keep, p);
-      if constexpr (OP == ElementwiseOp::dropout) out1[i] = keep;
+      const i64 o = placed(p, i, 1);
+      out0[o] = apply<T, OP>(in0[o], reads_byte_tensor(OP) ? in1[o] : u8{1}, keep, p);
+      if constexpr (OP == ElementwiseOp::dropout) out1[o] = keep;
     }
     return;
   }
@@ -101,12 +138,14 @@ __global__ void __launch_bounds__(kThreads) elementwise_kernel(const Elementwise
   for (i64 v0 = tid; v0 < vectors; v0 += kUnroll * kThreads) {
     uint4 x[kUnroll];
     uint2 m[kUnroll];
+    i64 o[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const i64 v = v0 + u * kThreads;
       if (v < vectors) {
-        x[u] = *reinterpret_cast<const uint4*>(in0 + v * kVec);
-        if constexpr (reads_byte_tensor(OP)) m[u] = *reinterpret_cast<const uint2*>(in1 + v * kVec);
+        o[u] = placed(p, v, kVec);
+        x[u] = *reinterpret_cast<const uint4*>(in0 + o[u]);
+        if constexpr (reads_byte_tensor(OP)) m[u] = *reinterpret_cast<const uint2*>(in1 + o[u]);
       }
     }
 #pragma unroll
@@ -121,11 +160,11 @@ __global__ void __launch_bounds__(kThreads) elementwise_kernel(const Elementwise
       if constexpr (OP == ElementwiseOp::dropout) keep8(base + v * kVec, p, keep);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) xs[j] = apply<T, OP>(xs[j], reads_byte_tensor(OP) ? ms[j] : u8{1}, keep[j], p);
-      *reinterpret_cast<uint4*>(out0 + v * kVec) = *reinterpret_cast<const uint4*>(xs);
+      *reinterpret_cast<uint4*>(out0 + o[u]) = *reinterpret_cast<const uint4*>(xs);
       if constexpr (OP == ElementwiseOp::dropout) {
 #pragma unroll
         for (int j = 0; j < kVec; ++j) ms[j] = keep[j];
-        *reinterpret_cast<uint2*>(out1 + v * kVec) = *reinterpret_cast<const uint2*>(ms);
+        *reinterpret_cast<uint2*>(out1 + o[u]) = *reinterpret_cast<const uint2*>(ms);
       }
     }
   }
@@ -157,11 +196,12 @@ void run_op(const ElementwiseParams& p, ElementwiseOp op, workload::DType dtype,
 }
 
 __global__ void visibility_kernel(const schedule::AttentionTiles t, u8* mask) {
-  const i64 n = t.seq_q * t.seq_k;
+  const i64 n = t.seq_q * t.seq_k, pitch = schedule::score_row_pitch(t.seq_k);
   for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<i64>(gridDim.x) * blockDim.x) {
     const i64 r = i / t.seq_k, c = i % t.seq_k;
-    mask[i] = c < t.key_end_for_row(r) && (t.mask.active == nullptr || t.mask_allows(r / t.block_m, c / t.block_n));
+    mask[r * pitch + c] =
+        c < t.key_end_for_row(r) && (t.mask.active == nullptr || t.mask_allows(r / t.block_m, c / t.block_n));
   }
 }
 
@@ -174,6 +214,9 @@ void launch_elementwise(const ElementwiseLaunch& l, cudaStream_t stream) {
     throw InputError("standard-eager: dropout probability " + std::to_string(l.dropout.p) + " is outside [0, 1)");
   const bool byte_in = l.e.inputs > 1, byte_out = l.e.outputs > 1;
   ElementwiseParams p{s,
+                      schedule::score_row_pitch(s.seq_k),
+                      schedule::score_row_pitch(s.seq_k) != s.seq_k,
+                      {},
                       static_cast<const u16*>(l.in[0]),
                       byte_in ? static_cast<const u8*>(l.in[1]) : nullptr,
                       static_cast<u16*>(l.out[0]),
@@ -185,6 +228,9 @@ void launch_elementwise(const ElementwiseLaunch& l, cudaStream_t stream) {
                       false};
   p.vec = s.seq_k % kVec == 0 && aligned16(p.in0) && aligned16(p.out0) && (!byte_in || aligned16(p.in1)) &&
           (!byte_out || aligned16(p.out1));
+  if (s.seq_k >= (i64{1} << 31))
+    throw InputError("standard-eager: " + std::to_string(s.seq_k) + " keys per row; the elementwise kernels take < 2^31");
+  if (p.padded) p.units_per_row = U32Divmod::of(static_cast<std::uint32_t>(p.vec ? s.seq_k / kVec : s.seq_k));
   dispatch::element_type(l.dtype, [&](auto elem) { run_op<decltype(elem)>(p, l.e.op, l.dtype, stream); });
 }
 

@@ -60,8 +60,8 @@ struct SumOp {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
 
-// The row a thread works on, its offset in a [batch][heads][seq_q][seq_k]
-// matrix, the thread's first column and column step, and the row's staging
+// The row a thread works on, its offset in a [batch][heads][seq_q][pitch]
+// matrix (schedule::score_row_pitch), the thread's first column and column step, and the row's staging
 // area (operands x seq_k floats) in shared memory.
 struct ThreadRow {
   i64 r = 0, offset = 0;
@@ -74,7 +74,7 @@ __device__ __forceinline__ ThreadRow thread_row(const schedule::RowSoftmaxSchedu
   const int row_in_cta = static_cast<int>(threadIdx.x) / kPerRow;
   ThreadRow t;
   t.r = s.first_row(blockIdx.x) + row_in_cta;
-  t.offset = ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + t.r) * s.seq_k;
+  t.offset = ((static_cast<i64>(blockIdx.z) * s.shape.heads + blockIdx.y) * s.seq_q + t.r) * schedule::score_row_pitch(s.seq_k);
   t.first = static_cast<int>(threadIdx.x) % kPerRow;
   t.stage = reinterpret_cast<float*>(smem) + static_cast<i64>(row_in_cta) * s.operands * s.seq_k;
   return t;

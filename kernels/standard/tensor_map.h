@@ -5,19 +5,22 @@
 //
 // Q, O, dO, dQ on the query side and K, V, dK, dV on the key side follow the
 // problem's layout; S, P, dP, dS, Pd and the keep mask Z are
-// [batch][heads][seq_q][seq_k], contiguous; the mask buffer is one
-// [seq_q][seq_k] matrix for every head.
+// [batch][heads][seq_q][pitch], rows padded to schedule::score_row_pitch
+// (sim/schedule/score_layout.h, shared with the trace's TensorTable); the mask
+// buffer is one [seq_q][pitch] matrix for every head.
 #pragma once
 #include <array>
 
 #include "kernels/common/attention_api.h"
 #include "kernels/standard/standard_gemm.h"
 #include "sim/schedule/plan.h"
+#include "sim/schedule/score_layout.h"
 
 namespace iosim::kernels::detail {
 
 inline Strides score_strides(const workload::Problem& p) {
-  return {p.heads * p.seq_q * p.seq_k, p.seq_q * p.seq_k, p.seq_k};
+  const i64 head = schedule::score_matrix_elems(p.seq_q, p.seq_k);
+  return {p.heads * head, head, schedule::score_row_pitch(p.seq_k)};
 }
 
 struct TensorMap {
@@ -45,7 +48,7 @@ inline TensorMap tensor_map(const workload::Problem& p) {
   for (TensorId t : {TensorId::K, TensorId::V, TensorId::dK, TensorId::dV}) m.strides[static_cast<size_t>(t)] = kv;
   for (TensorId t : {TensorId::S, TensorId::P, TensorId::dP, TensorId::dS, TensorId::Pd, TensorId::Z})
     m.strides[static_cast<size_t>(t)] = sc;
-  m.strides[static_cast<size_t>(TensorId::Mask)] = {0, 0, p.seq_k};
+  m.strides[static_cast<size_t>(TensorId::Mask)] = {0, 0, schedule::score_row_pitch(p.seq_k)};
   return m;
 }
 

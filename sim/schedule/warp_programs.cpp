@@ -20,6 +20,7 @@
 #include <string>
 
 #include "sim/common/error.h"
+#include "sim/schedule/score_layout.h"
 #include "sim/schedule/softmax_path.h"
 #include "sim/schedule/warp_split.h"
 
@@ -1713,9 +1714,11 @@ void put(KernelPrograms& out, int id, WarpProgram p, int load_rounds = 0) {
 // standard-eager's elementwise kernels (kernels/standard/elementwise.cu): per
 // thread, 16-byte vectors of the data type (1-byte tensors: the same 8
 // elements), four loaded before any is used; the per-element operations; a
-// store per output.
+// store per output. Padded rows (score_layout.h) place each vector by a
+// multiply-shift division: IMAD.HI, SHF and two IMADs.
 WarpProgram elementwise_program(const KernelPlan& k, i64 elem) {
   const auto& e = k.as<ElementwisePlan>();
+  const bool padded = score_row_pitch(e.s.seq_k) != e.s.seq_k;
   const i64 per_vector = 16 / elem;
   const i64 vectors = ceil_div(ceil_div(e.s.rows_per_cta() * e.s.seq_k, per_vector), RowElementwiseSchedule::kThreads);
   ProgramBuilder b(k.name);
@@ -1724,6 +1727,7 @@ WarpProgram elementwise_program(const KernelPlan& k, i64 elem) {
     std::vector<std::vector<V>> batch;  // the inputs of each vector of the unrolled batch
     for (i64 u = v; u < std::min(vectors, v + 4); ++u) {
       std::vector<V> in;
+      if (padded) b.repeat(Pipe::alu, 4);
       for (int t = 0; t < e.inputs; ++t) {
         const TensorId id = e.in[static_cast<size_t>(t)];
         const bool byte_tensor = id == TensorId::Z || id == TensorId::Mask;

@@ -80,7 +80,8 @@ struct TensorInfo {
   i64 elem_bytes = 0;
   workload::Layout layout = workload::Layout::bhsd;
   u64 base = 0;  // byte address; allocations are 2 MiB aligned like cudaMalloc's large blocks
-  i64 bytes() const { return batch * heads * rows * cols * elem_bytes; }
+  i64 pitch = 0;  // elements from one row to the next (>= cols; schedule::score_row_pitch for N x N tensors)
+  i64 bytes() const { return batch * heads * rows * pitch * elem_bytes; }
 };
 
 // Byte addresses of every tensor of a problem.

@@ -34,6 +34,7 @@
 #include "kernels/standard/standard.h"
 #include "sim/numerics/reference.h"
 #include "sim/schedule/plan.h"
+#include "sim/schedule/score_layout.h"
 
 using iosim::i64;
 using iosim::gputest::problem;
@@ -268,7 +269,7 @@ BOOST_AUTO_TEST_CASE(standard_softmax_regimes_match_reference, *requires_gpu()) 
     for (const DType t : kDtypes) {
       const auto p = problem(1, 2, 1, 70, regime.seq_k, 64, t, true);
       const i64 nq = p.batch * p.heads * p.seq_q * p.head_dim, nkv = p.batch * p.kv_heads * p.seq_k * p.head_dim;
-      const i64 nn = p.batch * p.heads * p.seq_q * p.seq_k;
+      const i64 nn = p.batch * p.heads * iosim::schedule::score_matrix_elems(p.seq_q, p.seq_k);
       std::mt19937_64 rng(31);
       const Tensor q = random_tensor(nq, t, rng), k = random_tensor(nkv, t, rng), v = random_tensor(nkv, t, rng),
                    d_o = random_tensor(nq, t, rng);
