@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The H200 measurements waiting for an H200 (2026-11-28, session 8): `iosim calibrate` with the store
+# The H200 measurements that waited for an H200 (written 2026-11-28, session 8; run in session 9 as
+# separate calls, see experiments/results/2026-11-28-h200-*): `iosim calibrate` with the store
 # benchmark (scripts/device_calibrate.sh; its profile's sm_pipes.store_* go into the H200 profile), the
 # validation grid's standard-attention rows with the multi-tile GEMM (run_grid.sh --only '^std-'), and
 # the FA3 blind check's H200 half (experiments/validation/fa3-blind/configs.txt, predictions committed
