@@ -38,6 +38,7 @@
 #include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/tile_mma.cuh"
+#include "sim/schedule/gemm_slices.h"
 #include "sim/schedule/kernel_menu.h"
 
 namespace iosim::kernels::detail {
@@ -166,13 +167,14 @@ struct OperandFetch<Tile, false, IS_A, GROUPS> {  // tile [k][outer]: ldmatrix.t
 
 // acc += A_chunk B_chunk for this warp's fragments: per 16-deep slice, the
 // warp's A fragments, then per pair of n8 tiles one B load feeding 2 x FM MMAs.
-template <class T, class Grid, int TK, class FetchA, class FetchB>
+template <class T, class Grid, int TK, int UNROLL, class FetchA, class FetchB>
 __device__ __forceinline__ void warp_chunk_mma(Accum<Grid>& acc, std::uint32_t sA, const FetchA& fa,
                                                std::uint32_t sB, const FetchB& fb) {
   static_assert(Grid::FN % 2 == 0 && TK % 16 == 0, "warp tiles are built from 16x16 blocks");
-  // Two slices per unrolled body: with all four of a 64-deep chunk the
-  // compiler hoisted every fragment load and spilled under the 2-CTA register cap.
-#pragma unroll 2
+  // UNROLL (schedule::gemm_slice_unroll) slices per unrolled body: with all
+  // four of a 64-deep chunk the compiler hoisted every fragment load and
+  // spilled under the 2-CTA register cap.
+#pragma unroll UNROLL
   for (int kk = 0; kk < TK / 16; ++kk) {
     std::uint32_t a[Grid::FM][4];
 #pragma unroll
@@ -323,6 +325,7 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads, 
   // the k-contiguous products with several tiles per CTA (S = Q K^T,
   // dP = dO V^T; issue 11: 3% faster); the other orientations keep two.
   constexpr bool kOneBarrier = MULTI && Tr::kCInStage && A_KC && B_KC;
+  constexpr int kSliceUnroll = schedule::gemm_slice_unroll(TM, TN, TK, B_KC);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   u16* smem = reinterpret_cast<u16*>(smem_raw);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -408,7 +411,7 @@ __global__ void __launch_bounds__(GemmTraits<TM, TN, TK, A_KC, B_KC>::kThreads, 
         __syncthreads();
       }
       const std::uint32_t sA = smem_base + static_cast<std::uint32_t>((it & 1) * Tr::kStageElems * 2);
-      warp_chunk_mma<T, Grid, TK>(acc, sA, fetch_a, sA + Tr::kAElems * 2, fetch_b);
+      warp_chunk_mma<T, Grid, TK, kSliceUnroll>(acc, sA, fetch_a, sA + Tr::kAElems * 2, fetch_b);
       if constexpr (!kOneBarrier) __syncthreads();  // the next issue (or C) overwrites this stage
     }
     // C tile written once in the data type: staged in the stage the tile's

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "sim/common/error.h"
+#include "sim/schedule/gemm_slices.h"
 #include "sim/schedule/score_layout.h"
 #include "sim/schedule/softmax_path.h"
 #include "sim/schedule/warp_split.h"
@@ -891,7 +892,9 @@ WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   // and per pair of n8 tiles, each with its lane address (XOR with the
   // swizzle, shift, add), then 2 x FM HMMAs per B pair.
   Fragments acc(fm, fn);
+  const int unroll = gemm_slice_unroll(s.tile_m, s.tile_n, s.tile_k, g.b.k_contiguous);
   for (int kk = 0; kk < tk / 16; ++kk) {
+    if (kk > 0 && kk % unroll == 0) b.repeat(Pipe::alu, 2);  // the slice loop's test and branch
     std::vector<V> a(static_cast<size_t>(fm));
     for (auto& r : a) r = b.ldsm(b.alu(b.alu(b.fma())));
     for (int np = 0; np < fn / 2; ++np) {
