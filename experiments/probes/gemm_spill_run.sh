@@ -8,21 +8,16 @@
 #   iosim-kernels and iosim-peer: a call carries at most ~12 MB besides the tree, so the bench runs
 #   in a call of its own, when BINS holds iosim-peer; the rest when it holds the tests)
 set -u
+. "$(dirname "$0")/device_steps.sh"
 b=/tmp/iosim-spill-bins
-rm -rf $b && mkdir -p $b
-python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$1" $b
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
-date -u > "$OUT/date.txt"
+unpack_bins "$1" $b
+record_device
 if [ -x $b/iosim-peer ]; then
   experiments/bench_attention.sh $b/iosim-kernels "$OUT/bench" --standard > "$OUT/bench.log" 2>&1
   echo "bench exit $?"; grep -E "Targets met" "$OUT"/bench/*.md
   exit 0
 fi
-for t in test_gpu_standard_fa1 test_gpu_standard_eager; do
-  IOSIM_KERNELS_CLI=$b/iosim-kernels $b/$t --log_level=message --report_level=short > "$OUT/$t.log" 2>&1
-  echo "$t: exit $? ($(grep -E 'test cases' "$OUT/$t.log" | tail -1))"
-done
-ONLY='^standard' scripts/gpu_sanitize.sh $b/iosim-kernels "$OUT/sanitize-standard.md" > /dev/null 2>&1
-echo "sanitize exit $?: $(grep -c '| clean |' "$OUT/sanitize-standard.md") clean rows"
+gpu_tests $b test_gpu_standard_fa1 test_gpu_standard_eager
+standard_sanitize $b
 experiments/validation/run_grid.sh $b/iosim-kernels /tmp/std-spill --only '^std-.*128x128x64' > "$OUT/regrid.log" 2>&1
 echo "run_grid exit $?"; tail -1 "$OUT/regrid.log"

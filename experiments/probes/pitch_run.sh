@@ -5,17 +5,12 @@
 # (experiments/validation/run_grid.sh --only '^std-'; its archive lands in $OUT).
 #   OUT=DIR experiments/probes/pitch_run.sh BINS   (GPU machine; BINS: iosim-kernels and the tests, packed)
 set -u
+. "$(dirname "$0")/device_steps.sh"
 b=/tmp/iosim-pitch-bins
-rm -rf $b && mkdir -p $b
-python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$1" $b
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
-date -u > "$OUT/date.txt"
-for t in test_gpu_standard_fa1 test_gpu_standard_eager; do
-  IOSIM_KERNELS_CLI=$b/iosim-kernels $b/$t --log_level=message --report_level=short > "$OUT/$t.log" 2>&1
-  echo "$t: exit $? ($(tail -1 "$OUT/$t.log"))"
-done
-ONLY='^standard' scripts/gpu_sanitize.sh $b/iosim-kernels "$OUT/sanitize-standard.md" > /dev/null 2>&1
-echo "sanitize exit $?: $(grep -c '| clean |' "$OUT/sanitize-standard.md") clean rows"
+unpack_bins "$1" $b
+record_device
+gpu_tests $b test_gpu_standard_fa1 test_gpu_standard_eager
+standard_sanitize $b
 experiments/validation/run_grid.sh $b/iosim-kernels /tmp/std-regrid --only '^std-' > "$OUT/regrid.log" 2>&1
 echo "run_grid exit $?"; tail -2 "$OUT/regrid.log"
 ls -la "$OUT"

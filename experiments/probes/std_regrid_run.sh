@@ -5,15 +5,11 @@
 # --only '^std-'; its archive lands in $OUT).
 #   OUT=DIR experiments/probes/std_regrid_run.sh BINS   (GPU machine; BINS: iosim-kernels, iosim-peer, tests)
 set -u
+. "$(dirname "$0")/device_steps.sh"
 b=/tmp/iosim-regrid-bins
-rm -rf $b && mkdir -p $b
-python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$1" $b
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
-date -u > "$OUT/date.txt"
-for t in test_gpu_standard_eager test_gpu_launch_checks; do
-  IOSIM_KERNELS_CLI=$b/iosim-kernels $b/$t --log_level=message --report_level=short > "$OUT/$t.log" 2>&1
-  echo "$t: exit $? ($(tail -1 "$OUT/$t.log"))"
-done
+unpack_bins "$1" $b
+record_device
+gpu_tests $b test_gpu_standard_eager test_gpu_launch_checks
 experiments/validation/run_grid.sh $b/iosim-kernels /tmp/std-regrid --only '^std-' > "$OUT/regrid.log" 2>&1
 echo "run_grid exit $?"; tail -3 "$OUT/regrid.log"
 ls -la "$OUT"
