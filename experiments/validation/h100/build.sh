@@ -6,11 +6,15 @@
 # staging moved to two planes (2026-11-27-h100-softmax-planes-grid-raw), and again after the GEMM's
 # multi-tile CTAs (2026-11-28-h100-std-multitile-grid-raw), and again after the N x N rows' 32-element
 # pitch (2026-11-28-h100-std-pitch-grid-raw), and the 128 x 128 x 64 rows again after that GEMM stopped
-# spilling (2026-11-28-h100-std-nospill-grid-raw, read first).
+# spilling (2026-11-28-h100-std-nospill-grid-raw), and the forward rows again after the row softmax's
+# store loop fix (2026-11-28-h100-std-softmax-stores-grid-raw), and the backward rows again after the
+# backward's (2026-11-28-h100-std-softmax-bwd-stores-grid-raw, read first).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 R=experiments/results
 exec experiments/validation/rebuild.sh h100 \
+  $R/2026-11-28-h100-std-softmax-bwd-stores-grid-raw \
+  $R/2026-11-28-h100-std-softmax-stores-grid-raw \
   $R/2026-11-28-h100-std-nospill-grid-raw \
   $R/2026-11-28-h100-std-pitch-grid-raw \
   $R/2026-11-28-h100-std-multitile-grid-raw \
