@@ -7,10 +7,7 @@
 set -u
 . "$(dirname "$0")/device_steps.sh"
 b=/tmp/iosim-pitch-bins
-unpack_bins "$1" $b
-record_device
-gpu_tests $b test_gpu_standard_fa1 test_gpu_standard_eager
-standard_sanitize $b
+standard_checks "$1" $b
 experiments/validation/run_grid.sh $b/iosim-kernels /tmp/std-regrid --only '^std-' > "$OUT/regrid.log" 2>&1
 echo "run_grid exit $?"; tail -2 "$OUT/regrid.log"
 ls -la "$OUT"

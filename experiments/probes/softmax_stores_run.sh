@@ -8,9 +8,6 @@
 set -u
 . "$(dirname "$0")/device_steps.sh"
 b=/tmp/iosim-softmax-bins
-unpack_bins "$1" $b
-record_device
-gpu_tests $b test_gpu_standard_fa1 test_gpu_standard_eager
-standard_sanitize $b
+standard_checks "$1" $b
 experiments/validation/run_grid.sh $b/iosim-kernels /tmp/std-softmax --only "${2:-^std-fwd-}" > "$OUT/regrid.log" 2>&1
 echo "run_grid exit $?"; tail -1 "$OUT/regrid.log"
