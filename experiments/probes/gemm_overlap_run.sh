@@ -34,13 +34,7 @@ ncu_one tpc4 "$bin/iosim-kernels" IOSIM_GEMM_TPC=4
 echo "[ncu: $(( $(date +%s) - t0 )) s]"
 
 # 2. Per-kernel times (fwd + bwd, one event after each launch), variant by variant.
-label() { python3 -c "import json, sys; r = json.loads(sys.stdin.readline()); r['variant'] = sys.argv[1]; print(json.dumps(r))" "$1"; }
-bench() {  # variant shape exe env...
-  local v=$1 sh=$2 exe=$3
-  shift 3
-  env "$@" "$exe" bench --algo standard --pass fwdbwd $sh $tile --per-kernel --warmup 3 --iters 20 --json 2>> "$out/bench.err" |
-    label "$v" >> "$out/variants.jsonl"
-}
+. "$(dirname "$0")/gemm_variants.sh"  # bench VARIANT SHAPE EXE [ENV...]
 for s in 4k 1k; do
   sh_var=shape_$s
   sh=${!sh_var}

@@ -22,13 +22,7 @@ IOSIM_GEMM_TPC=4 IOSIM_GEMM_STORE_CS=1 NO_SASS=1 "$here/source_counters.sh" "$bi
 IOSIM_GEMM_TPC=4 IOSIM_GEMM_STORE_CS=1 IOSIM_GEMM_VARIANT=3 NO_SASS=1 "$here/source_counters.sh" "$bin/iosim-kernels" "$out/sc" \
   "qk-tpc4-cs1-v3|gemm_kernel|--algo standard --pass fwd $shape_4k $tile"
 echo "[ncu: $(( $(date +%s) - t0 )) s]"
-label() { python3 -c "import json, sys; r = json.loads(sys.stdin.readline()); r['variant'] = sys.argv[1]; print(json.dumps(r))" "$1"; }
-bench() {  # variant shape exe env...
-  local v=$1 sh=$2 exe=$3
-  shift 3
-  env "$@" "$exe" bench --algo standard --pass fwdbwd $sh $tile --per-kernel --warmup 3 --iters 20 --json 2>> "$out/bench.err" |
-    label "$v" >> "$out/variants.jsonl"
-}
+. "$(dirname "$0")/gemm_variants.sh"  # bench VARIANT SHAPE EXE [ENV...]
 for s in 4k 1k; do
   sh_var=shape_$s
   sh=${!sh_var}
