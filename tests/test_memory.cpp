@@ -907,6 +907,26 @@ BOOST_AUTO_TEST_CASE(write_backs_use_dram_bandwidth_but_nobody_waits_for_them) {
   BOOST_TEST(read >= 1024 + p.dram_latency_cycles);  // but a later fill queues behind them
 }
 
+// The L2 holds l2.effective_size distinct bytes where the profile gives it
+// (Hopper's near copies take slots): data that fits l2.size but not the
+// effective size is evicted.
+BOOST_AUTO_TEST_CASE(the_l2_holds_the_effective_size_where_the_profile_gives_one) {
+  auto p = test_profile();
+  p.l2_bytes = 64 * 1024;
+  const i64 tile = 48 * 1024;
+  {
+    memory::MemorySystem mem(p, options());
+    mem.load(range(AccessKind::Read, kBase, tile), 0, 0);
+    mem.load(range(AccessKind::Read, kBase, tile), 1e6, 0);
+    BOOST_TEST(mem.dram().counters().read_bytes == tile);  // 48 KiB fit 64 KiB: the second read hits
+  }
+  p.l2_effective_bytes = 32 * 1024;
+  memory::MemorySystem mem(p, options());
+  mem.load(range(AccessKind::Read, kBase, tile), 0, 0);
+  mem.load(range(AccessKind::Read, kBase, tile), 1e6, 0);
+  BOOST_TEST(mem.dram().counters().read_bytes > tile);  // not in 32 KiB of distinct lines
+}
+
 // With a measured copy rate C beside the read rate R (both fractions of the
 // peak), an equal mix of reads and writes must run at C, so a written byte
 // costs 2/C - 1/R of a read byte's channel time.

@@ -78,7 +78,7 @@ CalibrationMeasurements made_up_measurements() {
   m.l2_read_setup = "l2 setup";
   m.l2_read_bytes_per_s = 8.7912e12;
   m.l2_read_working_set = 13107200;
-  m.l2_sweep = {49.5 * 1024 * 1024, 52428800, 13107200, 209715200, 33, "l2 sweep"};
+  m.l2_sweep = {49.5 * 1024 * 1024, 52428800, 13107200, 209715200, 33, "l2 sweep", 38.53 * 1024 * 1024};
   m.l1_sweep = {250.3 * 1024, 262144, 65536, 524288, 25, "l1 sweep"};
   m.copy_setup = "copy setup";
   for (const i64 bytes : {i64{32} << 20, i64{64} << 20, i64{128} << 20}) {
@@ -456,6 +456,9 @@ BOOST_AUTO_TEST_CASE(values_are_the_measurements_mapped_to_their_keys) {
   BOOST_TEST(p.l2_line_bytes == 128);  // counter ratios, to the power of two
   BOOST_TEST(p.l2_sector_bytes == 32);
   BOOST_TEST(p.l2_partitions == 2);
+  // The sweep's half-hit working set, rounded down to whole sets of 128 B x 16 ways x 2 halves.
+  BOOST_TEST(p.l2_effective_bytes == static_cast<i64>(38.53 * 1024 * 1024) / 4096 * 4096);
+  BOOST_TEST(p.l2_model_bytes() == p.l2_effective_bytes);
   BOOST_TEST(p.max_warps_per_sm == 64);
   BOOST_TEST(p.l1_per_sm_bytes == 250 * 1024);  // whole KiB
   // Median of the dirty bytes of the three copies (the middle one).
@@ -526,6 +529,16 @@ BOOST_AUTO_TEST_CASE(the_l2_size_source_names_the_near_copies_only_where_the_l2_
   BOOST_TEST(how().find("copied near") != std::string::npos);
   m.far_sms = 0;
   BOOST_TEST(how().find("copied near") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_sweep_that_never_falls_to_half_gives_no_effective_size_and_the_model_keeps_the_l2_size) {
+  CalibrationMeasurements m = made_up_measurements();
+  m.l2_sweep.half_working_set = 0;
+  const TempDir dir;
+  const HardwareProfile p =
+      load_profile(dir.write_yaml("x", write_profile_yaml(draft_from_measurements(m, "x"))).string());
+  BOOST_TEST(p.l2_effective_bytes == 0);
+  BOOST_TEST(p.l2_model_bytes() == p.l2_bytes);
 }
 
 BOOST_AUTO_TEST_CASE(a_gpu_without_bf16_gets_none_and_no_bf16_pipe) {

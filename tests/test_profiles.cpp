@@ -438,6 +438,13 @@ BOOST_AUTO_TEST_CASE(l2_size_not_a_whole_number_of_sets_is_rejected) {
                   "not a whole number of sets");
 }
 
+BOOST_AUTO_TEST_CASE(l2_effective_size_above_the_l2_or_not_whole_sets_is_rejected) {
+  expect_rejected(insert_after("  associativity:", "  effective_size: {value: 41 MiB, source: \"x\"}"),
+                  "l2.effective_size", "larger than l2.size");
+  expect_rejected(insert_after("  associativity:", "  effective_size: {value: 30 MB, source: \"x\"}"),
+                  "l2.effective_size", "not a whole number of sets");
+}
+
 BOOST_AUTO_TEST_CASE(smem_per_block_above_smem_per_sm_is_rejected) {
   expect_rejected(
       replace_line("  smem_per_block:", "  smem_per_block: {value: 165 KiB, source: \"x\"}"),

@@ -125,14 +125,21 @@ profile::ResidentSweep resident_capacity(std::vector<SweepPoint> points) {
   out.smallest = points.front().working_set;
   out.largest = points.back().working_set;
   out.points = static_cast<int>(points.size());
+  double previous_fraction = 1, previous_ws = 0;
   for (const SweepPoint& p : points) {
     const double span = p.cold - hit;
     const double fraction = span > 0 ? std::clamp((p.cold - p.warm) / span, 0.0, 1.0) : 0.0;
-    const double resident = fraction * static_cast<double>(p.working_set);
+    const double ws = static_cast<double>(p.working_set);
+    const double resident = fraction * ws;
     if (resident > out.resident_bytes) {
       out.resident_bytes = resident;
       out.at_working_set = p.working_set;
     }
+    if (out.half_working_set == 0 && fraction < 0.5 && previous_ws > 0 && previous_fraction >= 0.5)
+      out.half_working_set =
+          previous_ws + (previous_fraction - 0.5) / (previous_fraction - fraction) * (ws - previous_ws);
+    previous_fraction = fraction;
+    previous_ws = ws;
   }
   return out;
 }

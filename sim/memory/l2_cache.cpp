@@ -73,7 +73,7 @@ void L2Geometry::validate() const {
 }
 
 L2Geometry L2Geometry::from_profile(const profile::HardwareProfile& p) {
-  L2Geometry g{p.l2_bytes, p.l2_line_bytes, p.l2_sector_bytes, p.l2_associativity, p.l2_partitions};
+  L2Geometry g{p.l2_model_bytes(), p.l2_line_bytes, p.l2_sector_bytes, p.l2_associativity, p.l2_partitions};
   g.validate();
   return g;
 }

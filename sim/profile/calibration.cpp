@@ -114,6 +114,16 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["l2.associativity"] =
       assumed(16, "not measured by iosim calibrate: NVIDIA publishes no L2 associativity and the set hash defeats "
                   "conflict probes; 16 ways as in the other profiles");
+  if (s.half_working_set > 0) {
+    constexpr i64 kWays = 16;
+    const i64 set_bytes = power_of_two_near(per_request, "bytes per L2 request") * kWays * (split ? 2 : 1);
+    const i64 sets = static_cast<i64>(s.half_working_set) / set_bytes;
+    d.values["l2.effective_size"] = measured(
+        static_cast<double>(std::min(sets * set_bytes, f.l2_bytes)),
+        "the working set at which the L2 sweep above (" + sweep_text(s) + ") still hit on half its loads: " +
+            mib(s.half_working_set) + " (linear between the two working sets around one half), rounded down to "
+            "whole sets; the model's L2 gets this capacity, as each far line also takes a near slot");
+  }
   d.values["l2.bandwidth"] = measured(
       m.l2_read_bytes_per_s, m.l2_read_setup + ", best working set " +
                                  mib(static_cast<double>(m.l2_read_working_set)) + ", " + runs(m) + ": " +

@@ -78,6 +78,9 @@ struct ResidentSweep {
   i64 smallest = 0, largest = 0;
   int points = 0;
   std::string setup;
+  // Where the hit fraction first falls through one half (linear between the
+  // two points around it); 0 when it never does within the sweep.
+  double half_working_set = 0;
 };
 
 struct CalibrationMeasurements {

@@ -326,6 +326,15 @@ class ProfileReader {
                "l2.partitions = " + bytes_text(set_bytes),
            "l2.size divisible by line x associativity x partitions, so each partition has a "
            "whole number of sets");
+    if (p.l2_effective_bytes > 0 && p.l2_effective_bytes % set_bytes != 0)
+      fail(line("l2.effective_size"), "l2.effective_size",
+           bytes_text(p.l2_effective_bytes) + " is not a whole number of sets: l2.line x l2.associativity x "
+               "l2.partitions = " + bytes_text(set_bytes),
+           "l2.effective_size divisible by line x associativity x partitions");
+    if (p.l2_effective_bytes > p.l2_bytes)
+      fail(line("l2.effective_size"), "l2.effective_size",
+           bytes_text(p.l2_effective_bytes) + " is larger than l2.size " + bytes_text(p.l2_bytes),
+           "l2.effective_size <= l2.size");
     if (p.smem_per_block_bytes > p.smem_per_sm_bytes)
       fail(line("sm.smem_per_block"), "sm.smem_per_block",
            bytes_text(p.smem_per_block_bytes) + " is larger than sm.smem_per_sm " +

@@ -39,6 +39,11 @@ struct HardwareProfile {
   i64 l2_sector_bytes = 0;
   i64 l2_partitions = 0;      // halves with near/far latency (1 = uniform)
   i64 l2_associativity = 0;   // ways (an assumption where unpublished; the file says so)
+  // Distinct bytes the L2 holds (0: l2_bytes). Hopper copies a line read
+  // from the far half into the near one, so distinct lines fill less than
+  // the whole L2; the engine's one-copy L2 is given this capacity.
+  i64 l2_effective_bytes = 0;
+  i64 l2_model_bytes() const { return l2_effective_bytes > 0 ? l2_effective_bytes : l2_bytes; }
   double l2_bandwidth_bytes_per_s = 0;
   // Identical tile reads arriving within this many cycles of a read lookup
   // merge into it (0 = no merging); engine::EngineOptions can override it.

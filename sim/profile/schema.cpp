@@ -83,6 +83,11 @@ std::vector<SchemaSection> build_schema() {
             "halves with near/far latency; 1 = uniform"),
         key("associativity", ValueKind::count, req, &P::l2_associativity, "l2_associativity",
             "ways (unpublished: an assumption in every file)"),
+        key("effective_size", ValueKind::size, opt, &P::l2_effective_bytes, "l2_effective_bytes",
+            "distinct bytes the L2 holds, the capacity of iosim's L2 (absent: `size`): the working set at which "
+            "`iosim calibrate`'s cyclic sweep (every line read by one SM) keeps half its lines, rounded down to "
+            "whole sets. Hopper copies a line read from the far half into the near one, so distinct lines fill "
+            "less than the whole L2"),
         key("bandwidth", ValueKind::bandwidth, req, &P::l2_bandwidth_bytes_per_s, "l2_bandwidth_bytes_per_s",
             "sustained L2-to-SM read bandwidth for data resident in L2 (measured where we could; otherwise the "
             "vendor's per-clock figure x clock, an upper bound)"),

@@ -103,6 +103,24 @@ BOOST_AUTO_TEST_CASE(resident_capacity_finds_the_capacity_under_lru_and_under_a_
   BOOST_TEST(kept.smallest == sizes.front());
 }
 
+BOOST_AUTO_TEST_CASE(resident_capacity_finds_where_half_the_sweep_still_hits) {
+  const double c = 45.0 * 1024 * 1024;
+  std::vector<i64> sizes;
+  for (int k = -16; k <= 16; ++k) sizes.push_back(static_cast<i64>(c * std::exp2(k / 8.0)));
+  // A cliff smeared over [0.75 C, 1.25 C] (hash imbalance, near copies): one half hits at C exactly,
+  // and the linear interpolation between the two points around it finds it.
+  const auto smeared =
+      resident_capacity(sweep(sizes, [&](double w) { return std::clamp((1.25 * c - w) / (0.5 * c), 0.0, 1.0); }));
+  BOOST_TEST(std::fabs(smeared.half_working_set - c) < 1e-6 * c);
+  // LRU's sharp cliff: between the last point that hits and the first that does not.
+  const auto lru = resident_capacity(sweep(sizes, [&](double w) { return w <= c ? 1.0 : 0.0; }));
+  BOOST_TEST(lru.half_working_set > c);
+  BOOST_TEST(lru.half_working_set < c * std::exp2(1 / 8.0));
+  // A sweep that never falls to one half has no such point.
+  const auto flat = resident_capacity(sweep(sizes, [&](double) { return 0.9; }));
+  BOOST_TEST(flat.half_working_set == 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(near_far_counts_sms_that_see_slow_first_reads_and_averages_them) {
   const std::vector<double> near(100, 290.0);
   std::vector<double> half_far(100, 290.0);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On the GPU machine: the merge probe (experiments/probes/merge_probe.cu) under Nsight Compute, L2
+# flushed before each launch. Writes OUT/device.txt, OUT/ncu.csv (raw, the probe's lines mixed in),
+# OUT/configs.csv and OUT/merge.csv (joined: lookups, requests, merged fraction).
+# Usage: experiments/probes/merge_run.sh PROBE_BINARY OUT [CONFIG...]
+set -uo pipefail
+probe=$1
+out=$2
+shift 2
+deltas="0 8 16 32 64 128 256 512 1024 2048 4096 8192"
+configs=
+for w in 1 0; do for d in $deltas; do configs="$configs $d:$w"; done; done
+configs=${*:-$configs $configs}
+mkdir -p "$out"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+  ncu --version | tail -1
+} > "$out/device.txt"
+cat "$out/device.txt"
+ncu --clock-control none --cache-control all -k regex:pair_reads --launch-skip 1 \
+    --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,gpu__time_duration.sum \
+    --csv --page raw --print-units base "$probe" $configs > "$out/ncu.csv" 2> "$out/ncu.err"
+echo "ncu exit $?"
+grep -E '^(index|[0-9]+,)' "$out/ncu.csv" > "$out/configs.csv"
+python3 - "$out" <<'PY'
+import csv, sys, os
+out = sys.argv[1]
+cfg = list(csv.DictReader(open(os.path.join(out, "configs.csv"))))
+rows = [r for r in csv.DictReader(l for l in open(os.path.join(out, "ncu.csv")) if l.startswith('"')) if r.get("Kernel Name")]
+v = lambda r, k: float(r[k].replace(",", ""))
+with open(os.path.join(out, "merge.csv"), "w") as f:
+    f.write("index,delta,warm,reads,lookup_sectors,lookup_hit_sectors,requests,dram_read_bytes,time_ns,timed_sectors_if_unmerged,merged_fraction\n")
+    for c, r in zip(cfg, rows):
+        warm_sectors = int(c["pairs"]) * int(c["rounds"]) * 4 if c["warm"] == "1" else 0
+        lookups = v(r, "lts__t_sectors_srcunit_tex_op_read.sum")
+        timed = int(c["sectors_if_unmerged"])
+        merged = 1 - (lookups - warm_sectors) / timed
+        f.write(",".join([c["index"], c["delta"], c["warm"], c["reads"], "%d" % lookups,
+                          "%d" % v(r, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
+                          "%d" % v(r, "lts__t_requests_srcunit_tex_op_read.sum"), "%d" % v(r, "dram__bytes_read.sum"),
+                          "%d" % v(r, "gpu__time_duration.sum"), str(timed), "%.4f" % merged]) + "\n")
+print(open(os.path.join(out, "merge.csv")).read())
+PY

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# On the GPU machine: the write-back probe (experiments/probes/writeback_probe.cu) under Nsight
+# Compute, L2 flushed before each kernel. Writes OUT/device.txt, OUT/configs.csv (the probe's
+# stdout: one line per profiled launch), OUT/ncu.csv (raw) and OUT/writeback.csv (joined).
+# Usage: [SET=all|reads|both] experiments/probes/writeback_run.sh PROBE_BINARY OUT [CONFIG...]
+set -uo pipefail
+probe=$1
+out=$2
+shift 2
+once="2:1:2000:0 4:1:2000:0 6:1:2000:0 8:1:2000:0 12:1:2000:0 16:1:2000:0 24:1:2000:0 32:1:2000:0 48:1:2000:0"
+idle="4:1:0:0 4:1:0:400000 8:1:0:0 8:1:0:400000 16:1:0:0 16:1:0:400000 32:1:0:0 32:1:0:400000"
+rate="32:1:500:0 32:1:8000:0 32:1:32000:0 16:1:32000:0 8:1:32000:0"
+rewrite="16:2:2000:0 16:4:2000:0 16:16:2000:0 8:16:2000:0 4:16:2000:0 32:4:2000:0 16:16:0:0 8:16:0:0"
+reads="8:1:0:0:16:1 8:1:0:0:32:1 8:1:0:0:48:1 8:1:0:0:64:1 8:1:0:0:128:1 16:1:0:0:16:1 16:1:0:0:32:1 16:1:0:0:48:1 16:1:0:0:64:1 16:1:0:0:128:1 24:1:0:0:32:1 24:1:0:0:64:1 4:1:0:0:32:2 4:1:0:0:48:2 8:1:0:0:32:2 8:1:0:0:40:2"
+case "${SET:-all}" in
+  all) configs="$once $idle $rate $rewrite $once $idle $rate $rewrite" ;;
+  reads) configs="$reads $reads" ;;
+  both) configs="$once $rewrite $reads $once $rewrite $reads" ;;
+esac
+[ $# -gt 0 ] && configs="$*"
+mkdir -p "$out"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+  ncu --version | tail -1
+} > "$out/device.txt"
+cat "$out/device.txt"
+ncu --clock-control none --cache-control all -k regex:slow_write --launch-skip 1 \
+    --metrics dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum,gpu__time_duration.sum \
+    --csv --page raw --print-units base "$probe" $configs > "$out/ncu.csv" 2> "$out/ncu.err"
+echo "ncu exit $?"
+# The probe's own stdout lines are mixed into ncu's; configs.csv keeps them.
+grep -E '^(index|[0-9]+,)' "$out/ncu.csv" > "$out/configs.csv"
+python3 - "$out" <<'PY'
+import csv, sys, os
+out = sys.argv[1]
+cfg = list(csv.DictReader(open(os.path.join(out, "configs.csv"))))
+rows = [r for r in csv.DictReader(l for l in open(os.path.join(out, "ncu.csv")) if l.startswith('"')) if r.get("Kernel Name")]
+v = lambda r, k: float(r[k].replace(",", ""))
+with open(os.path.join(out, "writeback.csv"), "w") as f:
+    f.write("index,mib,rounds,gap,tail,read_mib,read_rounds,bytes_per_round,read_bytes_per_round,l2_write_bytes,dram_write_bytes,dram_read_bytes,time_ns,dirty_left_bytes\n")
+    for c, r in zip(cfg, rows):
+        w = v(r, "dram__bytes_write.sum"); l2w = 32 * v(r, "lts__t_sectors_op_write.sum")
+        f.write(",".join([c["index"], c["mib"], c["rounds"], c["gap"], c["tail"], c["read_mib"], c["read_rounds"],
+                          c["bytes_per_round"], c["read_bytes_per_round"],
+                          "%d" % l2w, "%d" % w, "%d" % v(r, "dram__bytes_read.sum"), "%d" % v(r, "gpu__time_duration.sum"),
+                          "%d" % (int(c["bytes_per_round"]) - w)]) + "\n")
+print(open(os.path.join(out, "writeback.csv")).read())
+PY
