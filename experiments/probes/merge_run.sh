@@ -11,18 +11,8 @@ deltas="0 8 16 32 64 128 256 512 1024 2048 4096 8192"
 configs=
 for w in 1 0; do for d in $deltas; do configs="$configs $d:$w"; done; done
 configs=${*:-$configs $configs}
-mkdir -p "$out"
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-  ncu --version | tail -1
-} > "$out/device.txt"
-cat "$out/device.txt"
-ncu --clock-control none --cache-control all -k regex:pair_reads --launch-skip 1 \
-    --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,gpu__time_duration.sum \
-    --csv --page raw --print-units base "$probe" $configs > "$out/ncu.csv" 2> "$out/ncu.err"
-echo "ncu exit $?"
-grep -E '^(index|[0-9]+,)' "$out/ncu.csv" > "$out/configs.csv"
+. "$(dirname "$0")/ncu_probe.sh"
+ncu_probe "$out" pair_reads lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,gpu__time_duration.sum "$probe" $configs
 python3 - "$out" <<'PY'
 import csv, sys, os
 out = sys.argv[1]

@@ -18,19 +18,8 @@ case "${SET:-all}" in
   both) configs="$once $rewrite $reads $once $rewrite $reads" ;;
 esac
 [ $# -gt 0 ] && configs="$*"
-mkdir -p "$out"
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-  ncu --version | tail -1
-} > "$out/device.txt"
-cat "$out/device.txt"
-ncu --clock-control none --cache-control all -k regex:slow_write --launch-skip 1 \
-    --metrics dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum,gpu__time_duration.sum \
-    --csv --page raw --print-units base "$probe" $configs > "$out/ncu.csv" 2> "$out/ncu.err"
-echo "ncu exit $?"
-# The probe's own stdout lines are mixed into ncu's; configs.csv keeps them.
-grep -E '^(index|[0-9]+,)' "$out/ncu.csv" > "$out/configs.csv"
+. "$(dirname "$0")/ncu_probe.sh"
+ncu_probe "$out" slow_write dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum,gpu__time_duration.sum "$probe" $configs
 python3 - "$out" <<'PY'
 import csv, sys, os
 out = sys.argv[1]

@@ -75,6 +75,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     pipe_of(m, Pipe::smem) = {1, std::max(1.0, p.smem_latency_cycles)};
     pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
     pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
+    pipe_of(m, Pipe::uniform) = {1, s.alu_latency_cycles};  // its own pipe: one a cycle, as the issue allows
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
     // sm_pipes.red_per_sm / red_queue are recorded, not used: with them FA2
     // backward is predicted 1.05-1.44x slow (docs/engine.md, "Reductions").
@@ -122,6 +123,7 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
   pipe_of(m, Pipe::smem) = {1, std::max(1.0, p.smem_latency_cycles)};
   pipe_of(m, Pipe::global) = {1, std::max(1.0, 0.5 * (p.l2_near_latency_cycles + p.l2_far_latency_cycles))};
   pipe_of(m, Pipe::barrier) = {1, 20};
+  pipe_of(m, Pipe::uniform) = {1, 4};
   m.smem_bytes_per_cycle = 128;
   m.warp_issue_interval = warp_issue_interval(p);
   m.clock_tensor_hz = clk;

@@ -15,6 +15,7 @@ const char* to_string(Pipe p) {
     case Pipe::smem: return "smem";
     case Pipe::global: return "global";
     case Pipe::barrier: return "barrier";
+    case Pipe::uniform: return "uniform";
     case Pipe::kCount: break;
   }
   return "?";

@@ -33,6 +33,10 @@ enum class Pipe : std::uint8_t {
   smem,    // LDSM, LDS, STS: shared-memory bytes through the SM's shared port
   global,  // LDG (waits for memory), STG, RED, LDGSTS (issue only)
   barrier, // BAR.SYNC: every warp of the CTA
+  // Uniform-datapath (UIADD3, ULDC, USHF, ...), branch-unit (BRA, BSSY,
+  // BSYNC) and other control instructions (LDC, S2R, DEPBAR, NOP, a never
+  // executed @!PT): an issue slot, no arithmetic pipe of the warp's lanes.
+  uniform,
   kCount
 };
 inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);

@@ -365,6 +365,7 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
 // fma-pipe instructions (FFMA, FADD, FMUL, IMAD, F2FP), MUFU, and all.
 struct SassRegion {
   int fma = 0, mufu = 0, total = 0;
+  int uniform = 0;  // of total: uniform-datapath, branch and control instructions (Pipe::uniform)
 };
 
 // Per consumer warp and key block, by region, from Nsight Compute's
@@ -392,17 +393,20 @@ Fa3StepSass fa3_step_sass(int d) {
 // more than the kernel executes there is a bug.
 void fill_region(ProgramBuilder& b, i64 from, const SassRegion& r, const std::string& what) {
   const i64 fma = r.fma - b.count_since(Pipe::fma, from), mufu = r.mufu - b.count_since(Pipe::mufu, from);
-  const i64 alu = r.total - (b.size() - from) - std::max<i64>(fma, 0) - std::max<i64>(mufu, 0);
-  if (fma < 0 || mufu < 0 || alu < 0)
-    throw std::logic_error("fa3 program: region " + what + " states more instructions than the kernel executes");
+  const i64 uniform = r.uniform - b.count_since(Pipe::uniform, from);
+  const i64 alu = r.total - (b.size() - from) - std::max<i64>(fma, 0) - std::max<i64>(mufu, 0) -
+                  std::max<i64>(uniform, 0);
+  if (fma < 0 || mufu < 0 || uniform < 0 || alu < 0)
+    throw std::logic_error("warp program: region " + what + " states more instructions than the kernel executes");
   b.repeat(Pipe::fma, fma);
   b.repeat(Pipe::mufu, mufu);
+  b.repeat(Pipe::uniform, uniform);
   b.repeat(Pipe::alu, alu);
 }
 
 // The first k of n parts of a region (the wgmma loops fill after each wgmma).
 SassRegion part_of(const SassRegion& r, int k, int n) {
-  return {r.fma * k / n, r.mufu * k / n, r.total * k / n};
+  return {r.fma * k / n, r.mufu * k / n, r.total * k / n, r.uniform * k / n};
 }
 
 WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
@@ -834,17 +838,75 @@ WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs, i64 elem
 // ---------------------------------------------------------------------------
 // Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
 // 8 warps; a step is one tile_k chunk; a CTA computes tiles_per_cta output
-// tiles in turn, each ending with its C's epilogue. The instruction counts per piece are
-// read off the SASS of gemm_kernel<half, 128, 128, 32, true, true> (sm_90,
-// nvcc 13.0; experiments/results/2026-11-25-h100-gemm-reads/README.md):
-// the fast path of a chunk's issue is 95 instructions (27 IMAD, 64 other
-// integer/control, 4 LDGSTS) and its products 80 (32 HMMA, 12 LDSM, 2 BAR,
-// 34 address and loop instructions).
+// tiles in turn, each ending with its C's epilogue.
+//
+// What a warp executes per piece is counted off the sm_90 SASS of every fp16
+// gemm_kernel instantiation the plan launches (tile x operand layout x
+// single/multi-tile build): the cheapest issued path through each piece, with
+// exact counts of its LDGSTS, HMMA, LDSM, STSM, LDS, STG and BAR
+// (experiments/probes/gemm_sass/path.py, experiments/results/2026-11-28-sass-gemm-paths).
+// These counts reproduce Nsight Compute's inst_executed of the grid's
+// unragged GEMM rows exactly (that folder's step4.out), the never-executed
+// `@!PT LDS` before each operand's copies included (issued, so counted). The
+// pieces: a chunk's copy issue (the next chunk's cp.async), its products, a
+// tile's epilogue (not the CTA's last; multi-tile builds only), the last
+// tile's epilogue, and the CTA's one-time prologue (its indices, 4 or 5
+// 64-bit divisions, the first chunk's issue). fp32 and integer multiply-adds
+// (IMAD, VIADD) count as the fma pipe; F2FP as alu; I2F, MUFU, F2I as mufu.
+// bf16 builds are taken to execute what fp16's do.
+enum class GemmLayout { kk, kn, nn };  // A, B k-contiguous: S, dP | O, dQ | dV, dK
 
-// One operand's chunk copy (load_chunk_tile): the interior path's address set
-// up and per further 16-byte chunk a 64-bit step; an edge tile (rows or
-// columns cut by the problem) takes the guarded loop, with its bound tests
-// per chunk.
+struct GemmStepSass {
+  int tm, tn, tk;
+  GemmLayout layout;
+  bool multi;  // the build for tiles_per_cta > 1
+  SassRegion issue, products, tile_mid, tile_last, prologue;
+};
+
+const GemmStepSass* gemm_step_sass(const GemmPlan& g) {
+  static constexpr GemmStepSass kCounts[] = {
+      {128, 128, 32, GemmLayout::kk, false, {37, 0, 119, 36}, {13, 0, 85, 6}, {0, 0, 0, 0}, {103, 0, 428, 73}, {86, 12, 343, 138}},
+      {128, 128, 32, GemmLayout::kn, false, {43, 0, 134, 39}, {22, 0, 100, 15}, {0, 0, 0, 0}, {118, 0, 431, 84}, {72, 12, 356, 168}},
+      {128, 128, 32, GemmLayout::nn, false, {39, 0, 121, 36}, {15, 0, 100, 13}, {0, 0, 0, 0}, {101, 0, 431, 84}, {64, 12, 333, 163}},
+      {64, 64, 32, GemmLayout::kk, false, {43, 0, 108, 13}, {12, 0, 52, 5}, {0, 0, 0, 0}, {57, 0, 165, 25}, {120, 12, 311, 81}},
+      {64, 64, 32, GemmLayout::kk, true, {44, 0, 111, 15}, {8, 0, 42, 8}, {44, 0, 190, 62}, {42, 0, 162, 45}, {140, 15, 371, 96}},
+      {64, 64, 32, GemmLayout::kn, false, {49, 0, 120, 16}, {16, 0, 55, 11}, {0, 0, 0, 0}, {55, 0, 165, 29}, {125, 12, 317, 77}},
+      {64, 64, 32, GemmLayout::kn, true, {48, 0, 116, 13}, {13, 0, 49, 9}, {55, 0, 196, 52}, {53, 0, 165, 33}, {143, 15, 365, 90}},
+      {64, 64, 32, GemmLayout::nn, false, {43, 0, 108, 13}, {10, 0, 50, 9}, {0, 0, 0, 0}, {50, 0, 166, 30}, {116, 12, 299, 77}},
+      {64, 64, 32, GemmLayout::nn, true, {43, 0, 108, 13}, {6, 0, 41, 10}, {50, 0, 197, 53}, {48, 0, 166, 34}, {138, 15, 352, 83}},
+      {128, 64, 32, GemmLayout::kk, false, {43, 0, 108, 13}, {10, 0, 45, 5}, {0, 0, 0, 0}, {65, 0, 246, 39}, {125, 12, 341, 82}},
+      {128, 64, 32, GemmLayout::kn, false, {49, 0, 119, 14}, {9, 0, 44, 5}, {0, 0, 0, 0}, {70, 0, 252, 39}, {130, 12, 341, 75}},
+      {128, 64, 32, GemmLayout::nn, false, {47, 0, 127, 21}, {9, 0, 47, 8}, {0, 0, 0, 0}, {78, 0, 249, 36}, {141, 12, 349, 62}},
+      {64, 128, 32, GemmLayout::kk, false, {44, 0, 111, 14}, {11, 0, 52, 5}, {0, 0, 0, 0}, {66, 0, 245, 39}, {122, 12, 333, 81}},
+      {64, 128, 32, GemmLayout::kn, false, {50, 0, 123, 17}, {14, 0, 56, 8}, {0, 0, 0, 0}, {79, 0, 248, 36}, {135, 12, 346, 75}},
+      {64, 128, 32, GemmLayout::nn, false, {51, 0, 121, 13}, {10, 0, 47, 5}, {0, 0, 0, 0}, {70, 0, 251, 39}, {136, 12, 343, 70}},
+      {128, 128, 64, GemmLayout::kk, false, {44, 0, 136, 38}, {21, 0, 150, 10}, {0, 0, 0, 0}, {112, 0, 432, 89}, {94, 12, 350, 137}},
+      {128, 128, 64, GemmLayout::kk, true, {43, 0, 139, 44}, {17, 0, 142, 14}, {113, 0, 496, 111}, {112, 0, 459, 108}, {68, 15, 424, 237}},
+      {128, 128, 64, GemmLayout::kn, false, {51, 0, 157, 44}, {51, 0, 178, 15}, {0, 0, 0, 0}, {137, 0, 446, 68}, {131, 12, 348, 75}},
+      {128, 128, 64, GemmLayout::kn, true, {34, 0, 156, 78}, {35, 0, 156, 20}, {130, 0, 508, 120}, {129, 0, 469, 116}, {78, 15, 453, 255}},
+      {128, 128, 64, GemmLayout::nn, false, {47, 0, 142, 35}, {46, 0, 179, 16}, {0, 0, 0, 0}, {117, 0, 439, 66}, {120, 12, 334, 85}},
+      {128, 128, 64, GemmLayout::nn, true, {28, 0, 146, 78}, {29, 0, 150, 21}, {113, 0, 507, 121}, {112, 0, 468, 117}, {70, 15, 442, 255}},
+  };
+  if (g.a.k_contiguous != g.b.k_contiguous && !g.a.k_contiguous) return nullptr;  // no product has this layout
+  const GemmLayout layout = g.a.k_contiguous ? (g.b.k_contiguous ? GemmLayout::kk : GemmLayout::kn) : GemmLayout::nn;
+  for (const GemmStepSass& c : kCounts)
+    if (c.tm == g.s.tile_m && c.tn == g.s.tile_n && c.tk == g.s.tile_k && c.layout == layout &&
+        c.multi == (g.s.tiles_per_cta > 1))
+      return &c;
+  return nullptr;  // a tile without a kernel (simulated all the same): the estimate below
+}
+
+SassRegion operator+(const SassRegion& x, const SassRegion& y) {
+  return {x.fma + y.fma, x.mufu + y.mufu, x.total + y.total, x.uniform + y.uniform};
+}
+SassRegion operator-(const SassRegion& x, const SassRegion& y) {
+  return {x.fma - y.fma, x.mufu - y.mufu, x.total - y.total, x.uniform - y.uniform};
+}
+
+// One operand's chunk copy (load_chunk_tile) as an estimate, where no SASS
+// counts exist: the interior path's address set up and per further 16-byte
+// chunk a 64-bit step; an edge tile (rows or columns cut by the problem)
+// takes the guarded loop, with its bound tests per chunk.
 void emit_gemm_operand_copy(ProgramBuilder& b, i64 chunks_per_thread, bool guarded) {
   if (guarded) {
     b.repeat(Pipe::alu, 20);
@@ -861,6 +923,14 @@ void emit_gemm_operand_copy(ProgramBuilder& b, i64 chunks_per_thread, bool guard
   for (i64 k = 0; k < chunks_per_thread; ++k) b.cp_async(k == 0 ? b.alu() : b.alu(b.alu()));
 }
 
+// What the guarded copy adds to the interior one (the SASS counts are of the
+// interior path): the estimate above's difference, 8 + 9 n alu and 2 + 3 n fma.
+void emit_gemm_guard_extra(ProgramBuilder& b, i64 chunks_per_thread, bool guarded) {
+  if (!guarded) return;
+  b.repeat(Pipe::alu, 8 + 9 * chunks_per_thread);
+  b.repeat(Pipe::fma, 2 + 3 * chunks_per_thread);
+}
+
 // The kernel's kOneBarrier: several tiles per CTA, C staged in one stage
 // buffer, A and B both k-contiguous.
 bool gemm_one_barrier(const GemmPlan& g) {
@@ -869,101 +939,142 @@ bool gemm_one_barrier(const GemmPlan& g) {
          g.b.k_contiguous;
 }
 
-WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
+struct GemmWarpShape {
+  int tm, tn, tk, fm, fn;
+  i64 a_chunks, b_chunks;  // 16-byte copies per thread and chunk
+};
+GemmWarpShape gemm_warp_shape(const GemmPlan& g, i64 elem) {
   const auto& s = g.s;
   const int tm = round16(s.tile_m), tn = round16(s.tile_n), tk = round16(s.tile_k);
   const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
-  const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
-  ProgramBuilder b("gemm " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk));
-  // issue(it + 1): the (group, chunk) counters, the chunk's depth and bases
-  // (64-bit), then each operand's copy.
-  b.repeat(Pipe::alu, 30);
-  b.repeat(Pipe::fma, 12);
   const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
-  emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
-  emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
-  b.alu();  // commit
-  b.alu();  // cp.async.wait
-  b.barrier();
-  // With several tiles per CTA the k-contiguous products (S, dP) take one
-  // barrier per step (wait, barrier, issue, products), the others two.
-  const bool one_barrier = gemm_one_barrier(g);
-  // Products (warp_chunk_mma): per 16-deep slice, an ldmatrix per A fragment
-  // and per pair of n8 tiles, each with its lane address (XOR with the
-  // swizzle, shift, add), then 2 x FM HMMAs per B pair.
-  Fragments acc(fm, fn);
-  const int unroll = gemm_slice_unroll(s.tile_m, s.tile_n, s.tile_k, g.b.k_contiguous);
-  for (int kk = 0; kk < tk / 16; ++kk) {
-    if (kk > 0 && kk % unroll == 0) b.repeat(Pipe::alu, 2);  // the slice loop's test and branch
-    std::vector<V> a(static_cast<size_t>(fm));
-    for (auto& r : a) r = b.ldsm(b.alu(b.alu(b.fma())));
-    for (int np = 0; np < fn / 2; ++np) {
-      const V bb = b.ldsm(b.alu(b.alu(b.fma())));
-      for (int f = 0; f < fm; ++f)
+  return {tm, tn, tk, std::max(1, tm / wm / 16), std::max(1, tn / wn / 8), per_thread(s.tile_m), per_thread(s.tile_n)};
+}
+
+// Products (warp_chunk_mma): per 16-deep slice, an ldmatrix per A fragment
+// and per pair of n8 tiles, then 2 x FM HMMAs per B pair; with the estimate
+// (no SASS counts), each ldmatrix's lane address (XOR, shift, add) and the
+// slice loop's test are charged here.
+void emit_gemm_products(ProgramBuilder& b, const GemmPlan& g, const GemmWarpShape& w, bool estimate) {
+  Fragments acc(w.fm, w.fn);
+  const int unroll = gemm_slice_unroll(g.s.tile_m, g.s.tile_n, g.s.tile_k, g.b.k_contiguous);
+  // With SASS counts the address arithmetic is in the piece's fill (the
+  // compiler shares it between ldmatrix and keeps some in uniform registers).
+  const auto address = [&] { return estimate ? b.alu(b.alu(b.fma())) : kNone; };
+  for (int kk = 0; kk < w.tk / 16; ++kk) {
+    if (estimate && kk > 0 && kk % unroll == 0) b.repeat(Pipe::alu, 2);  // the slice loop's test and branch
+    std::vector<V> a(static_cast<size_t>(w.fm));
+    for (auto& r : a) r = b.ldsm(address());
+    for (int np = 0; np < w.fn / 2; ++np) {
+      const V bb = b.ldsm(address());
+      for (int f = 0; f < w.fm; ++f)
         for (int h = 0; h < 2; ++h) {
-          V& last = acc.at(f, 2 * np + h, fn);
+          V& last = acc.at(f, 2 * np + h, w.fn);
           last = b.mma(last, a[static_cast<size_t>(f)], bb);
         }
     }
   }
+}
+
+// One step: the next chunk's copies (each operand's 16-byte cp.async), the
+// wait and barrier, the products, and (two barriers per step: all but the
+// multi-tile k-contiguous builds) the barrier before the next issue
+// overwrites the stage. With SASS counts, each piece is brought up to what
+// the kernel executes there.
+WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
+  const auto& s = g.s;
+  const GemmWarpShape w = gemm_warp_shape(g, elem);
+  const GemmStepSass* sass = gemm_step_sass(g);
+  ProgramBuilder b("gemm " + std::to_string(w.tm) + "x" + std::to_string(w.tn) + "x" + std::to_string(w.tk) +
+                   (sass ? "" : " (estimate: no SASS counts)"));
+  const bool one_barrier = gemm_one_barrier(g);
+  if (!sass) {
+    b.repeat(Pipe::alu, 30);
+    b.repeat(Pipe::fma, 12);
+    emit_gemm_operand_copy(b, w.a_chunks, s.m < s.tile_m);
+    emit_gemm_operand_copy(b, w.b_chunks, s.n < s.tile_n);
+    b.alu();  // commit
+    b.alu();  // cp.async.wait
+    b.barrier();
+    emit_gemm_products(b, g, w, true);
+    if (!one_barrier) b.barrier();
+    b.repeat(Pipe::alu, 2);  // loop test and branch
+    return b.take();
+  }
+  i64 at = b.size();
+  for (i64 k = 0; k < w.a_chunks + w.b_chunks; ++k) b.cp_async(b.alu());
+  fill_region(b, at, sass->issue, "gemm issue");
+  emit_gemm_guard_extra(b, w.a_chunks, s.m < s.tile_m);
+  emit_gemm_guard_extra(b, w.b_chunks, s.n < s.tile_n);
+  at = b.size();
+  b.barrier();
+  emit_gemm_products(b, g, w, false);
   if (!one_barrier) b.barrier();
-  b.repeat(Pipe::alu, 2);  // loop test and branch
+  fill_region(b, at, sass->products, "gemm products");
   return b.take();
 }
 
 // After each output tile's last chunk, C staged through shared memory
-// (store_c_staged, swizzled, in the free stage buffer or in both): the tile's
-// global address; per pair of n8 fragments two conversions-and-packs (F2FP)
-// per matrix row pair and one STSM.x4 (512 bytes per warp) with its shared
-// address; a barrier; per 16-byte chunk of the tile the row/column split,
-// bound tests and 64-bit global address, LDS.128, STG.128 (.cs); with two
-// barriers per step, a barrier before the next tile (the next issue
-// overwrites the staging buffer), with one, a barrier before the STSMs.
-// `first_work`: the CTA's one-time work, charged to its last tile's epilogue
-// (the GEMM's trace has no prologue step): before the loop, the CTA's
-// indices, four 32-bit divisions (batch / heads, and each operand's head;
-// I2F, MUFU.RCP, F2I and ~15 integer instructions each, the SASS's fast path
-// of a 64-bit division whose operands fit 32 bits) and the first chunk's
-// issue.
+// (store_c_staged, swizzled, in the free stage buffer or in both): per pair
+// of n8 fragments four conversions-and-packs (F2FP) and one STSM.x4 (512
+// bytes per warp) after its shared address; a barrier; per 16-byte chunk of
+// the tile an LDS.128 and an STG.128 (.cs) after their addresses; with one
+// barrier per step a barrier before the STSMs, with two (a tile before the
+// CTA's last) one before the next tile's issue. `first_work`: the CTA's
+// last tile, charged with its one-time prologue too (the GEMM's trace has no
+// prologue step) less one chunk's issue (its last step issued none, the
+// chunk program charged one).
 WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem, bool first_work) {
   const auto& s = g.s;
-  const int tm = round16(s.tile_m), tn = round16(s.tile_n);
-  const int wm = std::max(1, gemm_warps_m(tm)), wn = 8 / wm;
-  const int fm = std::max(1, tm / wm / 16), fn = std::max(1, tn / wn / 8);
+  const GemmWarpShape w = gemm_warp_shape(g, elem);
+  const GemmStepSass* sass = gemm_step_sass(g);
   const bool one_barrier = gemm_one_barrier(g);
-  ProgramBuilder b(first_work ? "gemm prologue + epilogue" : "gemm epilogue");
-  if (first_work) {
-    b.repeat(Pipe::alu, 60);
-    b.repeat(Pipe::fma, 20);
-    for (int k = 0; k < 4; ++k) {
-      b.repeat(Pipe::mufu, 3);
-      b.repeat(Pipe::alu, 8);
-      b.repeat(Pipe::fma, 7);
+  ProgramBuilder b(std::string(first_work ? "gemm prologue + epilogue" : "gemm epilogue") +
+                   (sass ? "" : " (estimate: no SASS counts)"));
+  const i64 at = b.size();
+  if (!sass) {
+    if (first_work) {
+      b.repeat(Pipe::alu, 60);
+      b.repeat(Pipe::fma, 20);
+      for (int k = 0; k < 4; ++k) {
+        b.repeat(Pipe::mufu, 3);
+        b.repeat(Pipe::alu, 8);
+        b.repeat(Pipe::fma, 7);
+      }
+      b.repeat(Pipe::alu, 30);
+      b.repeat(Pipe::fma, 12);
+      emit_gemm_operand_copy(b, w.a_chunks, s.m < s.tile_m);
+      emit_gemm_operand_copy(b, w.b_chunks, s.n < s.tile_n);
     }
-    const auto per_thread = [&](i64 rows) { return ceil_div(rows * s.tile_k * elem / 16, GemmSchedule::kThreads); };
-    b.repeat(Pipe::alu, 30);
-    b.repeat(Pipe::fma, 12);
-    emit_gemm_operand_copy(b, per_thread(s.tile_m), s.m < s.tile_m);
-    emit_gemm_operand_copy(b, per_thread(s.tile_n), s.n < s.tile_n);
+    b.repeat(Pipe::fma, 6);  // the tile's C address
+    b.repeat(Pipe::alu, 8);
   }
-  b.repeat(Pipe::fma, 6);  // the tile's C address
-  b.repeat(Pipe::alu, 8);
   if (one_barrier) b.barrier();
-  for (int k = 0; k < std::max(1, fm * fn / 2); ++k) {
+  for (int k = 0; k < std::max(1, w.fm * w.fn / 2); ++k) {
     const V addr = b.alu(b.alu());
     V data = kNone;
-    for (int r = 0; r < 4; ++r) data = b.fma(data);  // F2FP per register of the four matrices
+    for (int r = 0; r < 4; ++r) data = sass ? b.alu(data) : b.fma(data);  // F2FP per register of the four matrices
     b.sts(512, data, addr);
   }
   b.barrier();
-  const i64 chunks = ceil_div(i64{tm} * tn / 8, GemmSchedule::kThreads);
+  const i64 chunks = ceil_div(i64{w.tm} * w.tn / 8, GemmSchedule::kThreads);
   for (i64 k = 0; k < chunks; ++k) {
-    b.repeat(Pipe::fma, 4);
-    b.repeat(Pipe::alu, 6);
+    if (!sass) {
+      b.repeat(Pipe::fma, 4);
+      b.repeat(Pipe::alu, 6);
+    }
     b.stg(b.lds(512, b.alu()), b.alu());
   }
   if (!one_barrier && !first_work) b.barrier();  // a tile before the CTA's last
-  b.repeat(Pipe::alu, 4);  // the tile loop's test and branch
+  if (!sass) {
+    b.repeat(Pipe::alu, 4);  // the tile loop's test and branch
+    return b.take();
+  }
+  if (!first_work) {  // single-tile builds never run it: their one tile is the last
+    fill_region(b, at, sass->multi ? sass->tile_mid : sass->tile_last, "gemm tile epilogue");
+    return b.take();
+  }
+  fill_region(b, at, sass->tile_last + sass->prologue - sass->issue, "gemm last tile + prologue");
   return b.take();
 }
 
