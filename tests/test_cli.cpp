@@ -371,6 +371,19 @@ BOOST_AUTO_TEST_CASE(profiles_say_which_are_calibrated_and_where_they_were_measu
   for (const char* name : {"a100-sxm4-40gb", "a100-sxm4-80gb", "t4"}) BOOST_TEST(contains(provenance[name], " 0 of "), name);
 }
 
+// Profiles whose L2 holds fewer distinct bytes than its size (l2.effective_size,
+// from iosim calibrate's sweep) say so, with the capacity the model uses.
+BOOST_AUTO_TEST_CASE(profiles_show_the_l2_capacity_the_model_uses) {
+  const Result r = run("profiles");
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
+  BOOST_TEST(contains(r.out, "l2.effective_size"), r.out);
+  BOOST_TEST(contains(r.out, "h200-sxm-141gb 44.79 MiB"), r.out);
+  const Result j = run("profiles --json");
+  BOOST_TEST_REQUIRE(j.exit_code == 0, j.out);
+  BOOST_TEST(contains(j.out, "\"l2_model_bytes\": 46964736"), j.out);  // h200: effective_size
+  BOOST_TEST(contains(j.out, "\"l2_model_bytes\": 41943040"), j.out);  // a100: its whole L2
+}
+
 BOOST_AUTO_TEST_CASE(replay_names_a_directory_and_where_its_timeline_went) {
   const Result dir = run("replay /tmp");
   BOOST_TEST(dir.exit_code == 2, dir.out);

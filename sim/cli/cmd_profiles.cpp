@@ -1,5 +1,6 @@
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "sim/cli/args.h"
 #include "sim/cli/commands.h"
@@ -46,6 +47,7 @@ void write_profiles_json(std::ostream& out, const std::vector<profile::HardwareP
         .field("sm_count", p.sm_count)
         .field("smem_per_block_bytes", p.smem_per_block_bytes)
         .field("l2_bytes", p.l2_bytes)
+        .field("l2_model_bytes", p.l2_model_bytes())
         .field("dram_bytes_per_s", p.dram_peak_bandwidth_bytes_per_s)
         .field("tensor_fp16_flops_per_s", p.tensor_fp16_flops_per_s);
     w.key("aliases").begin_array();
@@ -94,6 +96,17 @@ int cmd_profiles(const Args& args, std::ostream& out) {
               << p.dram_peak_bandwidth_bytes_per_s / 1e9 << " GB/s" << std::setw(8)
               << p.tensor_fp16_flops_per_s / 1e12 << " TFLOP/s\n";
   }
+  std::string effective;
+  for (const auto& p : profiles)
+    if (p.l2_model_bytes() != p.l2_bytes) {
+      std::ostringstream one;
+      one << (effective.empty() ? "" : ", ") << p.name << " " << std::setprecision(4)
+          << static_cast<double>(p.l2_model_bytes()) / (1024 * 1024) << " MiB";
+      effective += one.str();
+    }
+  if (!effective.empty())
+    out << "L2 is the whole cache; the model holds the distinct bytes the profile measured (l2.effective_size): "
+        << effective << "\n";
   out << "\n--profile takes a name (any case), an alias, a unique prefix, or a path to a .yaml file:\n";
   for (const auto& p : profiles) {
     const auto aliases = profile::aliases_of(p.name);
