@@ -864,6 +864,9 @@ struct GemmStepSass {
 };
 
 const GemmStepSass* gemm_step_sass(const GemmPlan& g) {
+  // One row per instantiation: tile, layout, multi, then {fma, mufu, total,
+  // uniform} per warp of the issue, products, tile (not last; multi only),
+  // last tile and prologue (experiments/results/2026-11-28-sass-gemm-paths/counts.json).
   static constexpr GemmStepSass kCounts[] = {
       {128, 128, 32, GemmLayout::kk, false, {37, 0, 119, 36}, {13, 0, 85, 6}, {0, 0, 0, 0}, {103, 0, 428, 73}, {86, 12, 343, 138}},
       {128, 128, 32, GemmLayout::kn, false, {43, 0, 134, 39}, {22, 0, 100, 15}, {0, 0, 0, 0}, {118, 0, 431, 84}, {72, 12, 356, 168}},
