@@ -20,19 +20,20 @@ esac
 [ $# -gt 0 ] && configs="$*"
 . "$(dirname "$0")/ncu_probe.sh"
 ncu_probe "$out" slow_write dram__bytes_write.sum,dram__bytes_read.sum,lts__t_sectors_op_write.sum,gpu__time_duration.sum "$probe" $configs
-python3 - "$out" <<'PY'
-import csv, sys, os
+python3 - "$out" "$(dirname "$0")" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from ncu_probe import launches
 out = sys.argv[1]
-cfg = list(csv.DictReader(open(os.path.join(out, "configs.csv"))))
-rows = [r for r in csv.DictReader(l for l in open(os.path.join(out, "ncu.csv")) if l.startswith('"')) if r.get("Kernel Name")]
-v = lambda r, k: float(r[k].replace(",", ""))
 with open(os.path.join(out, "writeback.csv"), "w") as f:
     f.write("index,mib,rounds,gap,tail,read_mib,read_rounds,bytes_per_round,read_bytes_per_round,l2_write_bytes,dram_write_bytes,dram_read_bytes,time_ns,dirty_left_bytes\n")
-    for c, r in zip(cfg, rows):
-        w = v(r, "dram__bytes_write.sum"); l2w = 32 * v(r, "lts__t_sectors_op_write.sum")
+    for c, v in launches(out):
+        for k in ("read_mib", "read_rounds", "read_bytes_per_round"):  # the probe's first version wrote none
+            c.setdefault(k, "0")
+        w = v("dram__bytes_write.sum"); l2w = 32 * v("lts__t_sectors_op_write.sum")
         f.write(",".join([c["index"], c["mib"], c["rounds"], c["gap"], c["tail"], c["read_mib"], c["read_rounds"],
                           c["bytes_per_round"], c["read_bytes_per_round"],
-                          "%d" % l2w, "%d" % w, "%d" % v(r, "dram__bytes_read.sum"), "%d" % v(r, "gpu__time_duration.sum"),
+                          "%d" % l2w, "%d" % w, "%d" % v("dram__bytes_read.sum"), "%d" % v("gpu__time_duration.sum"),
                           "%d" % (int(c["bytes_per_round"]) - w)]) + "\n")
 print(open(os.path.join(out, "writeback.csv")).read())
 PY
