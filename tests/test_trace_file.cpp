@@ -215,6 +215,8 @@ BOOST_AUTO_TEST_CASE(malformed_trace_files_are_rejected_with_file_and_line) {
       {head + kernel + "cta 0 0 0\ncta 1 0 0\n", "missing 'end'"},
       {head + kernel + "programs warps=0 tensor=1 sync_loads=0\n", "programs: expected warps=<1..32>"},
       {head + kernel + "programs warps=4 tensor=1\n", "needs warps=, tensor= and sync_loads="},
+      {head + kernel + "programs warps=4 tensor=1 sync_loads=0 store_rounds=1\n", "store_rounds=1 needs sync_loads=1"},
+      {head + kernel + "programs warps=4 tensor=1 sync_loads=1 store_rounds=2\n", "[store_rounds=<0|1>]"},
       {head + kernel + "program 0 p\n", "before the kernel's 'programs' line"},
       {head + kernel + "programs warps=4 tensor=1 sync_loads=0\ni fma 0\n", "'i' before a 'program <id> <name>'"},
       {head + kernel + "programs warps=4 tensor=1 sync_loads=0\nprogram 0 p\ni fma 0 0\n",

@@ -274,8 +274,24 @@ class KernelRunner {
       push(std::max(t, h.ready), id, EventKind::compute_ready);
   }
   void next_round(Slot& s, u32 id, double t) {
-    issue_round(s, s.ring[static_cast<size_t>(s.head)], t);
+    Buffered& b = s.ring[static_cast<size_t>(s.head)];
+    if (stores_per_round()) issue_stores(s, b, b.round - 1, t);  // the round whose loads are in
+    issue_round(s, b, t);
     schedule_head(s, id, t);
+  }
+  bool stores_per_round() const { return programs_ && programs_->loads_in_program && programs_->stores_per_round; }
+  // Round k's share of the step's stores (all of them: k < 0), issued at t.
+  void issue_stores(Slot& s, const Buffered& b, int k, double t) {
+    const int part = partition(s);
+    auto piece = [&](const trace::RangeAccess& a) { return k < 0 ? a : round_piece(a, k, b.rounds); };
+    for (const auto& a : b.step.stores) mem_.prefetch(piece(a));
+    for (const auto& a : b.step.stores) {
+      const trace::RangeAccess p = piece(a);
+      if (p.bytes() <= 0) continue;
+      const double done = mem_.store(p, t, part);
+      end_ = std::max(end_, done);
+      if (timeline_) timeline_->store_slice(s.sm, s.slot, t, done);
+    }
   }
 
   void dispatch(Slot& s, u32 id, double t) {
@@ -361,13 +377,8 @@ class KernelRunner {
 
   void end_compute(Slot& s, u32 id, double t) {
     Buffered& b = s.ring[static_cast<size_t>(s.head)];
-    const int part = partition(s);
-    for (const auto& a : b.step.stores) mem_.prefetch(a);
-    for (const auto& a : b.step.stores) {
-      const double done = mem_.store(a, t, part);
-      end_ = std::max(end_, done);
-      if (timeline_) timeline_->store_slice(s.sm, s.slot, t, done);
-    }
+    // The last round's stores (the earlier rounds' went out as their loads came in), or all.
+    issue_stores(s, b, stores_per_round() && b.rounds > 1 ? b.rounds - 1 : -1, t);
     s.head = (s.head + 1) % stages_;
     --s.count;
     s.last_compute_end = t;

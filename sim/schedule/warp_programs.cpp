@@ -1896,6 +1896,9 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
         // to the compiler): a round per iteration.
         const int iters = static_cast<int>(ceil_div(rs.block_rows * (rs.head_dim / 8), RowBlockSchedule::kThreads));
         put(out, kMainStep, fa2_row_kernel(k.kind, rs, elem), std::max(1, iters));
+        // convert_dq writes each iteration's dQ right after its loads;
+        // preprocess zeroes dQaccum after its loop (its D stores are 1/64 of its bytes).
+        out.stores_per_round = k.kind == KernelKind::fa2_bwd_convert_dq;
       }
       out.loads_in_program = true;
       break;

@@ -37,6 +37,14 @@ struct KernelPrograms {
   // For such kernels: how many rounds a step's loads arrive in (a thread
   // waits for one batch of loads before it issues the next), by program.
   std::vector<int> load_rounds;
+  // For such kernels: each round's share of the step's stores is written as
+  // soon as that round's loads are in (the kernel stores inside its load
+  // loop: FA2's dQ conversion), not once the whole step is done. The L2 then
+  // sees the writes between the reads, as the hardware does: with them all
+  // after the reads, the 12 CTAs per SM of convert_dq streamed every read
+  // through the L2 first and left 27 MB dirty where the H200 leaves 16
+  // (experiments/results/2026-11-28-h200-inflight-probe/README.md).
+  bool stores_per_round = false;
   int rounds_of(int id) const {
     return id >= 0 && id < static_cast<int>(load_rounds.size()) ? std::max(1, load_rounds[static_cast<size_t>(id)]) : 1;
   }

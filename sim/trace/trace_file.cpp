@@ -150,7 +150,7 @@ std::vector<std::string_view> split(std::string_view line) {
 // "programs ...", then each program and its instructions.
 void put_programs(std::string& s, const schedule::KernelPrograms& k) {
   s += "programs warps=" + std::to_string(k.warps) + " tensor=" + (k.tensor ? "1" : "0") +
-       " sync_loads=" + (k.loads_in_program ? "1" : "0") + "\n";
+       " sync_loads=" + (k.loads_in_program ? "1" : "0") + (k.stores_per_round ? " store_rounds=1" : "") + "\n";
   for (size_t id = 0; id < k.programs.size(); ++id) {
     const schedule::WarpProgram& p = k.programs[id];
     if (p.code.empty()) continue;
@@ -489,7 +489,7 @@ constexpr i64 kMaxInstrBytes = i64{1} << 20;
 constexpr i64 kMaxLoadRounds = i64{1} << 16;
 }  // namespace
 
-// "programs warps=.. tensor=.. sync_loads=..", "program <id> <name>", "i <pipe> <bytes> [op=..] [flop=..] [<source>...]".
+// "programs warps=.. tensor=.. sync_loads=.. [store_rounds=..]", "program <id> <name>", "i <pipe> <bytes> [op=..] [flop=..] [<source>...]".
 void TraceFileReader::read_program_record(const std::vector<std::string_view>& tok, FileKernel& k) {
   if (tok[0] == "programs") {
     if (k.programs_) fail("a kernel has one 'programs' line");
@@ -507,12 +507,15 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
       } else if ((key == "tensor" || key == "sync_loads") && (v == 0 || v == 1)) {
         (key == "tensor" ? p->tensor : p->loads_in_program) = v == 1;
         seen[key == "tensor" ? 1 : 2] = true;
+      } else if (key == "store_rounds" && (v == 0 || v == 1)) {
+        p->stores_per_round = v == 1;
       } else {
-        fail("programs: expected warps=<1.." + std::to_string(kMaxWarpsPerCta) + "> tensor=<0|1> sync_loads=<0|1>, got '" +
-             std::string(tok[i]) + "'");
+        fail("programs: expected warps=<1.." + std::to_string(kMaxWarpsPerCta) +
+             "> tensor=<0|1> sync_loads=<0|1> [store_rounds=<0|1>], got '" + std::string(tok[i]) + "'");
       }
     }
     if (!seen[0] || !seen[1] || !seen[2]) fail("programs: needs warps=, tensor= and sync_loads=");
+    if (p->stores_per_round && !p->loads_in_program) fail("programs: store_rounds=1 needs sync_loads=1");
     k.programs_ = std::move(p);
     program_instructions_ = 0;
     open_program_ = -1;

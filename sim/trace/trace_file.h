@@ -8,7 +8,9 @@
 //   dtype fp16                                  tensor-core rate to use: fp16 | bf16 | fp32
 //   tensor <id> <name> <base_hex> <bytes>       every tensor an access names: its address range
 //   kernel <name> pass=<fwd|bwd> grid=<x>,<y>,<z> threads=<n> smem=<bytes> regs=<n> stages=<n>
-//   programs warps=<n> tensor=<0|1> sync_loads=<0|1>   optional: the kernel's warp programs follow
+//   programs warps=<n> tensor=<0|1> sync_loads=<0|1> [store_rounds=<0|1>]   optional: the kernel's warp
+//                                               programs follow (store_rounds: a step's stores go out
+//                                               round by round, with its load rounds)
 //   program <id> <name> [rounds=<n>]            one warp's instructions for a kind of step (rounds:
 //                                               of a step's loads, when the program loads them itself)
 //   i <pipe> <bytes> [op=<op>] [flop=<n>] [<source> ...]   an instruction: tensor|fma|alu|mufu|shfl|smem|
