@@ -609,3 +609,38 @@ BOOST_AUTO_TEST_CASE(fa2_backward_programs_issue_the_kernels_products) {
     BOOST_TEST(at(epi, schedule::Pipe::smem) * warps == 2 * i64{bn} * d / 64 + 2 * chunks * warps, tile);
   }
 }
+
+// FA2's row kernels (sim/schedule/warp_programs.cpp, counted off the sm_90
+// SASS): a warp's instructions per CTA equal the SASS's dynamic count, which
+// Nsight Compute's inst_executed per warp of the grid rows reproduce
+// (experiments/results/2026-11-28-fa2-row-kernels-sass): convert_dq 57 + 15
+// + 207 per four chunks + 4, preprocess 45 + (83 + 5 log2(d/8) + 9) per
+// chunk + the zeroing loop's path; each chunk's two 16-byte loads and a
+// store, and the zeroing's float4 stores.
+BOOST_AUTO_TEST_CASE(fa2_row_kernel_programs_count_what_the_sass_executes) {
+  struct Case {
+    int d, bm;
+    i64 convert, preprocess;  // per warp, as inst_executed / warps on the H100 and H200
+  };
+  for (const Case& c : {Case{64, 64, 283, 536}, Case{64, 128, 490, 975}, Case{128, 64, 490, 1015},
+                        Case{128, 128, 904, 1934}}) {
+    PlanTiling t;
+    t.block_m = c.bm;
+    t.block_n = 64;
+    const auto plan = make_plan(problem(1024, 1024, c.d, false), Algorithm::fa2, Pass::bwd, t);
+    std::string tile = "d";  // appended to: GCC 12 warns (-Wrestrict) on "d" + ...
+    tile += std::to_string(c.d) + " B_r " + std::to_string(c.bm);
+    for (const auto kind : {schedule::KernelKind::fa2_bwd_convert_dq, schedule::KernelKind::fa2_bwd_preprocess}) {
+      const auto& k = *std::find_if(plan.kernels.begin(), plan.kernels.end(),
+                                    [&](const auto& x) { return x.kind == kind; });
+      const auto progs = schedule::warp_programs(k, 2);
+      const auto& prog = progs.programs.at(schedule::kMainStep);
+      const i64 chunks = i64{c.bm} * c.d / 8 / 128;
+      const bool convert = kind == schedule::KernelKind::fa2_bwd_convert_dq;
+      BOOST_TEST(static_cast<i64>(prog.code.size()) == (convert ? c.convert : c.preprocess), tile);
+      const i64 stores = convert ? chunks : chunks + i64{c.bm} * c.d / 4 / 128;
+      BOOST_TEST(prog.count(schedule::Pipe::global) == 2 * chunks + stores, tile);
+      BOOST_TEST(progs.rounds_of(schedule::kMainStep) == chunks, tile);
+    }
+  }
+}

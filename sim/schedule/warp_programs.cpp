@@ -806,34 +806,115 @@ WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
 }
 
 // FA2's row kernels (fa2_bwd_preprocess_kernel, fa2_bwd_convert_dq_kernel):
-// 128 threads, a row as d/8 16-byte chunks on adjacent lanes.
-WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs, i64 elem) {
-  const i64 d = rs.head_dim, cpr = d / 8;
-  const i64 threads = RowBlockSchedule::kThreads;
-  const i64 iters = ceil_div(rs.block_rows * cpr, threads);
-  ProgramBuilder b(kind == KernelKind::fa2_bwd_preprocess ? "fa2_bwd_preprocess" : "fa2_bwd_convert_dq");
-  b.repeat(Pipe::alu, 16);  // indices and offsets (64-bit)
-  if (kind == KernelKind::fa2_bwd_preprocess) {
-    for (i64 k = 0; k < iters; ++k) {  // D = rowsum(dO o O): two 16-byte loads, 8 products, a shuffle tree
-      const V o = b.ldg(512, b.alu(b.alu())), g = b.ldg(512, b.alu());
-      V s = kNone;
-      for (int e = 0; e < 8; ++e) s = b.fma(b.alu(o), b.alu(g), s);
-      for (i64 off = cpr / 2; off > 0; off /= 2) s = b.fma(s, b.shfl(s));
-      b.stg(s, b.alu());
-    }
-    const i64 zero_stores = ceil_div(rs.block_rows * d / 4, threads);  // dQaccum = 0, float4 stores
-    for (i64 k = 0; k < zero_stores; ++k) b.stg(kNone, b.alu(b.alu()));
-  } else {
-    for (i64 k = 0; k < iters; ++k) {  // dQ = scale dQaccum: two float4 loads, 8 multiplies, 4 packs, one store
+// 128 threads, a row as d/8 16-byte chunks on adjacent lanes; a thread takes
+// chunk tid, tid + 128, ... of the CTA's rows (`iters` of them).
+//
+// What a warp executes is counted off the sm_90 SASS of the fp16 builds
+// (experiments/results/2026-11-28-fa2-row-kernels-sass: fa2_rows.sass, the
+// regions by experiments/probes/row_sass.py, pipes as Nsight Compute counts
+// them): the dynamic totals reproduce Nsight Compute's inst_executed per warp
+// of every grid row (convert_dq 283 / 490 / 904 at 4 / 8 / 16 iterations,
+// preprocess 536 / 975 / 1015 / 1934). The hand count before was 0.33-0.39
+// of it: each iteration divides its chunk index by d/8 (a runtime value) in
+// about 25 integer instructions, and the 64-bit addresses take 10 more.
+// bf16 builds are taken to execute what fp16's do.
+struct RowSass {
+  int fma, alu, mufu, uniform;
+};
+void emit_row_sass(ProgramBuilder& b, const RowSass& r) {
+  b.repeat(Pipe::fma, r.fma);
+  b.repeat(Pipe::alu, r.alu);
+  b.repeat(Pipe::mufu, r.mufu);
+  b.repeat(Pipe::uniform, r.uniform);
+}
+
+// dQ = scale dQaccum. The compiler unrolls the chunk loop by 4 (a separate
+// one-at-a-time loop takes iters % 4, used here only when iters < 4: every
+// compiled tile gives 1, 2 or a multiple of 4 iterations). Per unrolled trip:
+// 8 LDG.128, 4 STG.128 and 110 fma, 80 alu, 3 mufu, 2 uniform; per single
+// trip: 2 LDG, 1 STG, 27 fma, 22 alu, 2 uniform; once: 57 (prologue), 15
+// (the unrolled loop's set-up; 12 for the single loop's) and 4 (the loops'
+// ends and exit; 2 without the unrolled loop).
+WarpProgram fa2_convert_dq_program(i64 iters) {
+  ProgramBuilder b("fa2_bwd_convert_dq");
+  emit_row_sass(b, {1, 5, 0, 51});  // prologue: indices, offsets, the first loop's trip count
+  const bool unrolled = iters >= 4;
+  emit_row_sass(b, unrolled ? RowSass{5, 1, 3, 6} : RowSass{5, 3, 3, 1});  // the loop's set-up
+  const i64 trips = unrolled ? iters / 4 : iters, per_trip = unrolled ? 4 : 1;
+  for (i64 t = 0; t < trips; ++t) {
+    // The chunks' rows and columns (an integer division by d/8) and
+    // addresses: the trip's count less what its chunks below emit (7 alu, 8 fma each).
+    emit_row_sass(b, unrolled ? RowSass{110 - 8 * 4, 80 - 7 * 4, 3, 2} : RowSass{27 - 8, 22 - 7, 0, 2});
+    for (i64 k = 0; k < per_trip; ++k) {  // two float4 loads, 8 multiplies, 4 packs, one store
       const V lo = b.ldg(512, b.alu(b.alu())), hi = b.ldg(512, b.alu());
       V last = kNone;
       for (int e = 0; e < 4; ++e) last = b.alu(b.fma(e < 2 ? lo : hi), b.fma(e < 2 ? lo : hi));
-      b.stg(last, b.alu());
+      b.stg(last, kNone);
     }
   }
-  (void)elem;
+  emit_row_sass(b, {0, 0, 0, unrolled ? 4 : 2});  // the loops' ends, exit
   return b.take();
 }
+
+// D = rowsum(dO o O), then dQaccum = 0. Per chunk iteration (not unrolled):
+// 2 LDG.128, 43 fma, 25 alu, 3 mufu, 10 uniform, then log2(d/8) shuffle
+// steps of 5 (SHFL, FADD, 2 alu, a branch) and the D store (6 alu, 2
+// uniform); once: 45 (prologue). The zeroing loop's cheapest path for n
+// float4 stores per thread (path.py on the same listing; 16-way unrolled
+// with 4-way and single tails): n = 2..64 below.
+RowSass preprocess_zero_sass(i64 n) {
+  struct Row {
+    i64 n;
+    RowSass r;
+  };
+  static constexpr Row kZero[] = {{2, {13, 20, 0, 17}},  {4, {8, 19, 0, 23}},   {8, {11, 22, 0, 22}},
+                                  {16, {12, 23, 0, 23}}, {32, {15, 26, 0, 24}}, {64, {21, 32, 0, 26}}};
+  for (const Row& z : kZero)
+    if (z.n == n) return z.r;
+  // Outside the compiled menu: the 16-way loop's trips beyond 64 stores.
+  return {21 + static_cast<int>(3 * (n - 64) / 16), 32 + static_cast<int>(6 * (n - 64) / 16), 0,
+          26 + static_cast<int>((n - 64) / 16)};
+}
+
+WarpProgram fa2_preprocess_program(i64 iters, i64 d, i64 zero_stores) {
+  ProgramBuilder b("fa2_bwd_preprocess");
+  emit_row_sass(b, {2, 6, 0, 37});  // prologue
+  const i64 cpr = d / 8;
+  for (i64 k = 0; k < iters; ++k) {  // two 16-byte loads, 8 products, a shuffle tree, D
+    emit_row_sass(b, {43 - 8, 25 - 19, 3, 10});
+    const V o = b.ldg(512, b.alu(b.alu())), g = b.ldg(512, b.alu());
+    V s = kNone;
+    for (int e = 0; e < 8; ++e) s = b.fma(b.alu(o), b.alu(g), s);
+    for (i64 off = cpr / 2; off > 0; off /= 2) {
+      s = b.fma(s, b.shfl(s));
+      emit_row_sass(b, {0, 2, 0, 1});
+    }
+    emit_row_sass(b, {0, 5, 0, 2});
+    b.stg(s, b.alu());
+  }
+  const RowSass z = preprocess_zero_sass(zero_stores);
+  emit_row_sass(b, z);
+  for (i64 k = 0; k < zero_stores; ++k) b.stg(kNone, kNone);
+  return b.take();
+}
+
+WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs) {
+  const i64 d = rs.head_dim, threads = RowBlockSchedule::kThreads;
+  const i64 iters = ceil_div(rs.block_rows * (d / 8), threads);
+  if (kind == KernelKind::fa2_bwd_preprocess)
+    return fa2_preprocess_program(iters, d, ceil_div(rs.block_rows * d / 4, threads));
+  return fa2_convert_dq_program(iters);
+}
+
+// Load rounds of a row kernel's step: a round per chunk iteration. The
+// preprocess loop waits for each iteration's two loads (its shuffles need
+// them). The unrolled dQ loop issues a trip's first chunk's loads, then,
+// after that chunk's store, the other three chunks' six: batches of 1 and 3
+// chunks, which the engine's even rounds cannot split so; a round per chunk
+// keeps each store right behind its loads (with two even rounds per trip the
+// model's dQ write-backs fell further below the GPU's: DRAM writes 0.198 ->
+// 0.208 mean error on the H200's held-out rows).
+int fa2_row_load_rounds(i64 iters) { return static_cast<int>(std::max<i64>(1, iters)); }
 
 // ---------------------------------------------------------------------------
 // Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
@@ -1892,10 +1973,8 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::fa2_bwd_convert_dq:
       {
         const auto& rs = k.as<RowBlockSchedule>();
-        // One iteration of the row loop at a time (its trip count is not known
-        // to the compiler): a round per iteration.
-        const int iters = static_cast<int>(ceil_div(rs.block_rows * (rs.head_dim / 8), RowBlockSchedule::kThreads));
-        put(out, kMainStep, fa2_row_kernel(k.kind, rs, elem), std::max(1, iters));
+        const i64 iters = ceil_div(rs.block_rows * (rs.head_dim / 8), RowBlockSchedule::kThreads);
+        put(out, kMainStep, fa2_row_kernel(k.kind, rs), fa2_row_load_rounds(iters));
         // convert_dq writes each iteration's dQ right after its loads;
         // preprocess zeroes dQaccum after its loop (its D stores are 1/64 of its bytes).
         out.stores_per_round = k.kind == KernelKind::fa2_bwd_convert_dq;
