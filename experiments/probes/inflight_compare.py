@@ -5,23 +5,14 @@ and `all` replay 4 MiB of fresh data per CTA; `one_l2` a 4 MiB region read 6 and
 difference being 6 passes of L2 hits (the probe times a launch after a warm-up launch). Cycles are of
 the profile's sm.clock (the probe's clock64 runs at the SM clock).
 Usage: experiments/probes/inflight_compare.py inflight.csv PROFILE [--iosim build/sim/iosim]"""
-import argparse, csv, json, os, statistics, subprocess, sys, tempfile
+import argparse, csv, os, statistics, sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_probe import replay_kernel
 
 
 def replay_cycles(iosim, profile, ctas, threads, k, passes):
-    trace = subprocess.run([sys.executable, os.path.join(HERE, "inflight_trace.py"), str(ctas), str(threads), str(k),
-                            "4", str(passes)], check=True, capture_output=True, text=True).stdout
-    with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
-        f.write(trace)
-        path = f.name
-    try:
-        out = subprocess.run([iosim, "replay", path, "--profile", profile, "--cold-l2", "--json"], check=True,
-                             capture_output=True, text=True).stdout
-    finally:
-        os.unlink(path)
-    return json.loads(out)["kernels"][0]["time"]["cycles"]
+    return replay_kernel(iosim, profile, "inflight_trace.py", ctas, threads, k, 4, passes)["time"]["cycles"]
 
 
 def main():

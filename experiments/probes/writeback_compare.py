@@ -6,23 +6,14 @@ without `l2.effective_size` (the model's L2 then holds l2.size). Usage:
   experiments/probes/writeback_compare.py writeback.csv PROFILE [PROFILE ...] [--whole-l2] [--iosim build/sim/iosim]
       [--sms 132]
 """
-import argparse, csv, json, os, statistics, subprocess, sys, tempfile
+import argparse, csv, os, statistics, sys, tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_probe import replay_kernel
 
 
 def replay(iosim, profile, config, sms):
-    trace = subprocess.run([sys.executable, os.path.join(HERE, "writeback_trace.py"), config, str(sms)],
-                           check=True, capture_output=True, text=True).stdout
-    with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
-        f.write(trace)
-        path = f.name
-    try:
-        out = subprocess.run([iosim, "replay", path, "--profile", profile, "--cold-l2", "--json"], check=True,
-                             capture_output=True, text=True).stdout
-    finally:
-        os.unlink(path)
-    d = json.loads(out)["kernels"][0]["dram"]
+    d = replay_kernel(iosim, profile, "writeback_trace.py", config, sms)["dram"]
     return d["write_bytes"], d["read_bytes"]
 
 
