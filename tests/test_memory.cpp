@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <random>
 
 #include "sim/common/error.h"
@@ -949,4 +950,39 @@ BOOST_AUTO_TEST_CASE(without_a_copy_rate_writes_cost_what_reads_cost) {
   const i64 bytes = 1 << 20;
   BOOST_TEST(dram.write_back(bytes, 0) == static_cast<double>(bytes) / dram.bytes_per_cycle(),
              boost::test_tools::tolerance(1e-9));
+}
+
+// DRAM serves short pieces far apart slower than a stream (the pieces probe,
+// experiments/results/2026-11-28-h200-dram-pieces): an L2 fill for a tile of
+// short strided rows holds the channel bytes / (rate x fraction of its row
+// length); contiguous tiles, and rows of 512 bytes and more, stream.
+BOOST_AUTO_TEST_CASE(short_strided_rows_read_dram_at_their_measured_share_of_the_rate) {
+  auto p = test_profile();
+  p.dram_read_fraction_32b = 0.25;
+  p.dram_read_fraction_64b = 0.5;
+  p.dram_read_fraction_128b = 0.9;
+  p.dram_read_fraction_256b = 0.96;
+  const auto dram = memory::DramModel::from_profile(p);
+  BOOST_TEST(dram.read_fraction(32) == 0.25);
+  BOOST_TEST(dram.read_fraction(64) == 0.5);
+  BOOST_TEST(dram.read_fraction(96) == 0.5 + (std::log2(96.0) - 6) * 0.4, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(dram.read_fraction(256) == 0.96);
+  BOOST_TEST(dram.read_fraction(384) > 0.96);
+  BOOST_TEST(dram.read_fraction(512) == 1.0);
+  BOOST_TEST(dram.read_fraction(i64{1} << 20) == 1.0);
+  // Through the memory system: 64 rows of 64 bytes 10 KiB apart against the same bytes contiguous.
+  auto channel_cycles = [&](const trace::RangeAccess& a) {
+    memory::MemorySystem mem(p, memory::L2Options{});
+    const double ready = mem.load(a, 0, 0);
+    (void)ready;
+    return mem.counters().dram.busy_cycles;
+  };
+  trace::RangeAccess strided = range(AccessKind::Read, kBase, 64);
+  strided.rows = 64;
+  strided.stride = 10240;
+  const trace::RangeAccess contiguous = range(AccessKind::Read, kBase, 64 * 64);
+  BOOST_TEST(channel_cycles(strided) == 2 * channel_cycles(contiguous), boost::test_tools::tolerance(1e-9));
+  // Without the keys, every piece streams.
+  const auto plain = memory::DramModel::from_profile(test_profile());
+  BOOST_TEST(plain.read_fraction(32) == 1.0);
 }

@@ -1,6 +1,7 @@
 #include "sim/memory/dram.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/common/error.h"
 
@@ -18,7 +19,19 @@ DramModel DramModel::from_profile(const profile::HardwareProfile& p) {
     const double r = p.dram_achievable_fraction, c = p.dram_copy_fraction;
     write_cost = std::max(0.5, r * (2.0 / c - 1.0 / r));
   }
-  return DramModel(bw / p.sm_clock_hz, p.dram_latency_cycles, write_cost);
+  auto given = [](double f) { return f > 0 ? f : 1.0; };
+  return DramModel(bw / p.sm_clock_hz, p.dram_latency_cycles, write_cost,
+                   {given(p.dram_read_fraction_32b), given(p.dram_read_fraction_64b),
+                    given(p.dram_read_fraction_128b), given(p.dram_read_fraction_256b)});
+}
+
+double DramModel::read_fraction(i64 piece_bytes) const {
+  if (piece_bytes <= 32) return read_pieces_[0];
+  if (piece_bytes >= 512) return 1.0;
+  const double x = std::log2(static_cast<double>(piece_bytes)) - 5;  // 0 at 32 B, 4 at 512 B
+  const int k = std::min(3, static_cast<int>(x));
+  const double lo = read_pieces_[static_cast<size_t>(k)], hi = k == 3 ? 1.0 : read_pieces_[static_cast<size_t>(k) + 1];
+  return lo + (x - k) * (hi - lo);
 }
 
 }  // namespace iosim::memory

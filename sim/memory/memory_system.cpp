@@ -38,7 +38,9 @@ double MemorySystem::request(const trace::RangeAccess& a, double now, int partit
     return ready;
   }
   double fill_ready = 0;
-  if (r.fetch_sectors > 0) fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now);
+  // A strided tile's rows are its DRAM pieces; a contiguous one streams.
+  const i64 piece = a.rows > 1 && a.stride > a.row_bytes ? a.row_bytes : a.bytes();
+  if (r.fetch_sectors > 0) fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now, piece);
   if (r.writeback_sectors > 0)
     writeback_end_ = std::max(writeback_end_, dram_.write_back(r.writeback_sectors * sector_bytes_, now));
   ready = std::max(ready, fill_ready);

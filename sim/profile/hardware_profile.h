@@ -58,6 +58,10 @@ struct HardwareProfile {
   double dram_peak_bandwidth_bytes_per_s = 0;
   double dram_achievable_fraction = 0;  // (0, 1]: measured streaming / peak
   double dram_copy_fraction = 0;        // (0, 1]: measured copy (read + write bytes) / peak; 0: not given
+  // (0, 1]: read bandwidth of contiguous pieces of 32, 64, 128 and 256 bytes
+  // spread far apart, over a stream's; 0: not given (pieces read at the stream's rate).
+  double dram_read_fraction_32b = 0, dram_read_fraction_64b = 0, dram_read_fraction_128b = 0,
+         dram_read_fraction_256b = 0;
   double dram_achievable_bandwidth_bytes_per_s() const {
     return dram_peak_bandwidth_bytes_per_s * dram_achievable_fraction;
   }

@@ -116,7 +116,18 @@ std::vector<SchemaSection> build_schema() {
             "measured streaming read / peak; `dram_achievable_bandwidth_bytes_per_s()` = peak x fraction"),
         key("copy_fraction", ValueKind::fraction, opt, &P::dram_copy_fraction, "dram_copy_fraction",
             "measured streaming copy (bytes read + bytes written) / peak; with it a written byte costs the DRAM "
-            "channel 2 / copy - 1 / read of a read byte's time (absent: the same)")}},
+            "channel 2 / copy - 1 / read of a read byte's time (absent: the same)"),
+        key("read_fraction_32B", ValueKind::fraction, opt, &P::dram_read_fraction_32b, "dram_read_fraction_32b",
+            "read bandwidth of 32-byte pieces spread far apart (each read once) over a stream's: an L2 fill for a "
+            "tile whose rows are that short holds the DRAM channel 1 / fraction as long per byte (absent: 1); "
+            "measured by experiments/probes/dram_pieces_probe.cu, not yet by `iosim calibrate`"),
+        key("read_fraction_64B", ValueKind::fraction, opt, &P::dram_read_fraction_64b, "dram_read_fraction_64b",
+            "the same for 64-byte pieces"),
+        key("read_fraction_128B", ValueKind::fraction, opt, &P::dram_read_fraction_128b, "dram_read_fraction_128b",
+            "the same for 128-byte pieces"),
+        key("read_fraction_256B", ValueKind::fraction, opt, &P::dram_read_fraction_256b, "dram_read_fraction_256b",
+            "the same for 256-byte pieces; sizes between are interpolated in log2(size), 512 bytes and more "
+            "read at the stream's rate")}},
       {"latency",
        req,
        "latencies of one dependent access",
