@@ -16,6 +16,8 @@
 #       Our GEMMs run with the 128x128x64 tile (IOSIM_STD_GEMM_TILE="M N K" picks another; it must be
 #       compiled, so BIN needs the full menu for this one): the fastest of the full menu's five tiles
 #       on every product of these shapes on the H100 (experiments/results/2026-11-25-h100-gemm-tiles).
+#       IOSIM_STD_GEMM_IMPL=mma|wgmma picks the GEMM kernel (iosim-kernels --gemm-impl; default mma,
+#       the mma.sync kernel; wgmma: the Hopper wgmma + TMA kernel, tile 128x128x64 only).
 set -euo pipefail
 bin=$1
 outdir=$2
@@ -48,9 +50,10 @@ if [ "$quick" = "--standard" ]; then
     IFS=x read -r b h n d <<< "$shape"
     problem="--batch $b --heads $h --seq $n --head-dim $d --layout bhsd"
     read -r tm tn tk <<< "${IOSIM_STD_GEMM_TILE:-128 128 64}"
+    impl=${IOSIM_STD_GEMM_IMPL:-mma}
     for algo in standard standard-eager; do
       for pass in fwd fwdbwd; do
-        "$bin" bench --algo $algo --pass $pass $problem --gemm-m "$tm" --gemm-n "$tn" --gemm-k "$tk" --per-kernel \
+        "$bin" bench --algo $algo --pass $pass $problem --gemm-m "$tm" --gemm-n "$tn" --gemm-k "$tk" --gemm-impl "$impl" --per-kernel \
           $timing --json >> "$ours" ||
           echo "iosim-kernels bench $algo $pass $shape failed" >&2
       done
@@ -60,7 +63,7 @@ if [ "$quick" = "--standard" ]; then
   python3 "$here/bench_standard.py" --shapes "$(echo $shapes | tr ' ' ',')" --out "$torch_out" ||
     echo "bench_standard.py failed" >&2
   python3 "$here/bench_report.py" --standard --ours "$ours" --peer "$peer_out" --torch "$torch_out" --gpu "$gpu" \
-    --date "$date" --command "IOSIM_STD_GEMM_TILE='$tm $tn $tk' experiments/bench_attention.sh $bin $outdir --standard" \
+    --date "$date" --command "IOSIM_STD_GEMM_TILE='$tm $tn $tk' IOSIM_STD_GEMM_IMPL=$impl experiments/bench_attention.sh $bin $outdir --standard" \
     --notes "Driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)." \
     --prefix "$outdir/${date}-${slug}-standard-bench"
   exit 0

@@ -200,6 +200,19 @@ BOOST_AUTO_TEST_CASE(simulator_only_algorithm_is_refused_by_the_harness_naming_t
   BOOST_TEST(e.find("standard, standard-eager, fa1, fa2") != std::string::npos, e);
 }
 
+BOOST_AUTO_TEST_CASE(gemm_impl_is_mma_by_default_and_wgmma_only_for_standard_attention) {
+  using iosim::kernels::GemmImpl;
+  BOOST_TEST((harness_parse("check", split("--algo standard --head-dim 64 --seq 128")).spec.gemm_impl == GemmImpl::mma));
+  BOOST_TEST((harness_parse("bench", split("--algo standard-eager --head-dim 64 --seq 128 --gemm-impl wgmma"))
+                  .spec.gemm_impl == GemmImpl::wgmma));
+  const std::string bad_name =
+      error_of([] { harness_parse("check", split("--algo standard --head-dim 64 --seq 128 --gemm-impl tma")); });
+  BOOST_TEST(bad_name.find("--gemm-impl 'tma'") != std::string::npos);
+  BOOST_TEST(bad_name.find("valid: mma, wgmma") != std::string::npos);
+  BOOST_TEST(error_of([] { harness_parse("check", split("--algo fa2 --head-dim 64 --seq 128 --gemm-impl wgmma")); })
+                 .find("--gemm-impl wgmma applies to --algo standard") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(dropout_is_standard_eagers_and_a_probability_below_one) {
   const auto run = harness_parse("check", split("--algo standard-eager --head-dim 64 --seq 128 --dropout 0.25"));
   BOOST_TEST(run.spec.dropout == 0.25);

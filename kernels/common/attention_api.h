@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_impl.h"
 #include "sim/schedule/kernel_schedules.h"
 #include "sim/schedule/plan.h"
 #include "sim/workload/problem.h"
@@ -35,6 +36,7 @@ struct AttentionConfig {
   i64 block_m = 128;                // B_r
   i64 block_n = 64;                 // B_c
   schedule::GemmSchedule gemm_tiles{};  // standard attention only: tile_m/n/k used
+  GemmImpl gemm_impl = GemmImpl::mma;   // standard attention only
   const std::uint8_t* d_block_mask = nullptr;  // device copy of the (m_blocks x n_blocks) mask, or null
   float softmax_scale = 0;          // 0 = 1/sqrt(d)
   double dropout_p = 0;             // standard-eager: attention dropout probability, in [0, 1)

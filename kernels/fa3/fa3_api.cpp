@@ -12,6 +12,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/device_info.h"
 #include "kernels/common/dispatch.h"
+#include "kernels/common/tma_encode.h"
 #include "kernels/fa3/fa3_launch.h"
 #include "sim/common/error.h"
 
@@ -24,17 +25,6 @@ using Sched = schedule::Fa3ForwardSchedule;
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw InputError("fa3: " + what);
-}
-
-// cuTensorMapEncodeTiled through the runtime's driver entry point, so the
-// library does not link libcuda.
-PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  IOSIM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-    throw std::runtime_error("fa3: the driver has no cuTensorMapEncodeTiled (needs a CUDA 12 driver)");
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
 }
 
 // A 4-D map {d, seq, heads, batch} over one of Q, K, V (any layout: the

@@ -202,6 +202,7 @@ kernels::AttentionConfig make_config(const RunSpec& s, Blocks b, const std::uint
   c.gemm_tiles.tile_m = s.gemm.m;
   c.gemm_tiles.tile_n = s.gemm.n;
   c.gemm_tiles.tile_k = s.gemm.k;
+  c.gemm_impl = s.gemm_impl;
   c.d_block_mask = d_mask;
   if (s.algorithm == "standard-eager") {
     c.dropout_p = s.dropout;

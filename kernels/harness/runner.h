@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_impl.h"
 #include "sim/common/hd.h"
 #include "sim/numerics/reference.h"
 #include "sim/trace/algorithms.h"
@@ -24,6 +25,7 @@ struct RunSpec {
   i64 block_m = 0;  // 0: default_blocks()
   i64 block_n = 0;
   trace::GemmTiles gemm;  // standard attention's GEMM tiles
+  kernels::GemmImpl gemm_impl = kernels::GemmImpl::mma;  // standard attention's GEMM kernel
   i64 splits = 0;         // splitkv's key-range splits; 0: schedule::default_splits for the device's SMs
   // An explicit block mask on the (block_m x block_n) grid; when absent,
   // problem.sparsity is materialised on that grid (dense by default).

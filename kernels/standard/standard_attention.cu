@@ -22,6 +22,7 @@
 #include "kernels/standard/launch_util.h"
 #include "kernels/standard/standard.h"
 #include "kernels/standard/standard_gemm.h"
+#include "kernels/standard/standard_gemm_wgmma.h"
 #include "kernels/standard/tensor_map.h"
 #include "kernels/standard/tile_mma.cuh"
 #include "sim/schedule/softmax_path.h"
@@ -386,7 +387,7 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
       case KernelKind::gemm: {
         const auto& g = k.as<schedule::GemmPlan>();
         detail::launch_gemm(GemmLaunch{g.s, g.z_heads, tensors.operand(g.a), tensors.operand(g.b), tensors.output(g.c),
-                                       c.problem.dtype},
+                                       c.problem.dtype, c.gemm_impl},
                             stream);
         break;
       }
@@ -418,10 +419,21 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
 void validate(const AttentionConfig& c, const std::string& algo) {
   validate_config(c, algo);
   const auto& t = c.gemm_tiles;
-  if (!detail::gemm_tiles_compiled(t.tile_m, t.tile_n, t.tile_k))
+  if (c.gemm_impl == GemmImpl::wgmma) {
+    // The wgmma kernel is compiled in every menu (the mma.sync tile list does
+    // not bound it); a GEMM it cannot read falls back to mma.sync, which then
+    // needs this tile in the mma menu (the full menu has it).
+    if (t.tile_m != detail::kWgmmaTileM || t.tile_n != detail::kWgmmaTileN || t.tile_k != detail::kWgmmaTileK)
+      throw InputError(algo + ": --gemm-impl wgmma has GEMM tile 128x128x64 only (got " + std::to_string(t.tile_m) +
+                       "x" + std::to_string(t.tile_n) + "x" + std::to_string(t.tile_k) + "); use --gemm-impl mma");
+    if (const int cc = launch_limits().compute_capability; cc != 90)
+      throw InputError(algo + ": --gemm-impl wgmma needs an sm_90 (Hopper) GPU; this device is sm_" +
+                       std::to_string(cc) + " (valid here: --gemm-impl mma)");
+  } else if (!detail::gemm_tiles_compiled(t.tile_m, t.tile_n, t.tile_k)) {
     throw NotCompiled(algo + ": GEMM tile " + std::to_string(t.tile_m) + "x" + std::to_string(t.tile_n) + "x" +
                       std::to_string(t.tile_k) +
                       " is not compiled; compiled: " + detail::join(standard_compiled_menu()));
+  }
   if (c.d_block_mask != nullptr && (c.block_m <= 0 || c.block_n <= 0))
     throw InputError(algo + ": a block mask needs positive block_m/block_n (its block grid)");
 }

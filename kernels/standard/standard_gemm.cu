@@ -37,6 +37,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dispatch.h"
 #include "kernels/standard/launch_util.h"
+#include "kernels/standard/standard_gemm_wgmma.h"
 #include "kernels/standard/tile_mma.cuh"
 #include "sim/schedule/gemm_slices.h"
 #include "sim/schedule/kernel_menu.h"
@@ -507,6 +508,10 @@ std::vector<std::string> gemm_tile_menu() {
 void launch_gemm(const GemmLaunch& g, cudaStream_t stream) {
   const auto& s = g.s;
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batches <= 0) return;  // nothing to compute
+  if (g.impl == GemmImpl::wgmma && wgmma_gemm_unsupported(g).empty()) {
+    launch_gemm_wgmma(g, stream);
+    return;
+  }
   GemmParams p{s, g.z_heads, g.a, g.b, g.c, false, false, false};
   auto vec_rows = [](const GemmOperand& o) {
     return aligned16(o.ptr) && o.batch_stride % 8 == 0 && o.head_stride % 8 == 0 && o.outer_stride % 8 == 0;

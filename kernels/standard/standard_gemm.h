@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_impl.h"
 #include "sim/schedule/kernel_schedules.h"
 #include "sim/workload/problem.h"
 
@@ -40,6 +41,9 @@ struct GemmLaunch {
   GemmOperand a, b;
   GemmOutput c;
   workload::DType dtype = workload::DType::fp16;
+  // wgmma: the sm_90a kernel (standard_gemm_wgmma.h) when its tile is this
+  // one and TMA can read the operands; else mma.sync.
+  GemmImpl impl = GemmImpl::mma;
 };
 
 // Throws NotCompiled when (tile_m, tile_n, tile_k) is not in the menu.
