@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""SM<->L2 bytes of the wgmma GEMM run (ncu.csv) beside iosim's trace of the same pass.
-Usage: python3 table.py [IOSIM]   (run from the repository root or this folder)"""
+"""SM<->L2 bytes of the wgmma GEMM run (ncu.csv, or the CSV given) beside iosim's trace of the same pass.
+Usage: python3 table.py [IOSIM [NCU_CSV]]   (run from the repository root or this folder)"""
 import csv, json, os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -8,7 +8,8 @@ iosim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "../../../build
 flags = "--algo standard --pass fwdbwd --batch 2 --heads 4 --seq 1000 --head-dim 64 --layout bhsd --gemm-m 128 --gemm-n 128 --gemm-k 64"
 sim = json.loads(subprocess.run([iosim, "simulate", *flags.split(), "--profile", "h200", "--json", "--counts-only"],
                                 check=True, capture_output=True, text=True).stdout)
-lines = [l for l in open(os.path.join(here, "ncu.csv")) if l.startswith('"')]
+csv_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "ncu.csv")
+lines = [l for l in open(csv_path) if l.startswith('"')]
 rows = list(csv.DictReader(lines))[1:]  # the first row holds the units
 num = lambda s: float(s.replace(",", ""))
 print("| kernel (launch order) | trace read B | ncu read B | ratio | trace write B | ncu write B | ratio |")
