@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "probe_check.h"
+#include "probe_flush.cuh"
 
 namespace {
 
@@ -63,15 +64,6 @@ __global__ void __launch_bounds__(kThreads) write_pieces(char* __restrict__ base
     __stcg(reinterpret_cast<float4*>(base + piece_offset(i, piece, stride)), make_float4(1, 2, 3, 4));
 }
 
-__global__ void flush(const float4* __restrict__ src, long long n, float* __restrict__ sink) {
-  float acc = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const float4 v = __ldcg(src + i);
-    acc += v.x;
-  }
-  if (acc == 12345.f) sink[0] = acc;
-}
 
 }  // namespace
 
@@ -97,45 +89,18 @@ int main() {
   const int pieces[] = {32, 64, 128, 256, 512, 2048, 8192};
   const long long strides[] = {2048, 10240};
   const int grid = 2 * sms;
-  for (int op = 0; op < 2; ++op)
-    for (long long stride : strides)
-      for (int piece : pieces) {
-        if (piece > stride) continue;
-        long long bytes = kBytes;
-        while (bytes / piece * stride > span_cap) bytes /= 2;
-        const long long elems = bytes / 16;
-        std::vector<float> ms;
-        for (int rep = 0; rep < 5; ++rep) {
-          flush<<<grid, 512>>>(reinterpret_cast<const float4*>(buf + span_cap), flush_bytes / 16, sink);
-          CK(cudaGetLastError());
-          CK(cudaEventRecord(t0));
-          if (op == 0)
-            read_pieces<<<grid, kThreads>>>(buf, elems, piece, stride, sink);
-          else
-            write_pieces<<<grid, kThreads>>>(buf, elems, piece, stride);
-          CK(cudaGetLastError());
-          CK(cudaEventRecord(t1));
-          CK(cudaEventSynchronize(t1));
-          float m = 0;
-          CK(cudaEventElapsedTime(&m, t0, t1));
-          ms.push_back(m);
-        }
-        std::sort(ms.begin(), ms.end());
-        const double med = ms[ms.size() / 2];
-        std::printf("%s,%d,%lld,%lld,%.4f,%.1f\n", op == 0 ? "read" : "write", piece, stride, bytes, med,
-                    static_cast<double>(bytes) / (med * 1e-3) / 1e9);
-      }
-  // The stream: pieces = stride (contiguous), for reference.
-  for (int op = 0; op < 2; ++op) {
+  // Median of 5 timed launches, each after a flush: reads (op 0) or writes of
+  // `bytes` in pieces of `piece` bytes `stride` apart.
+  auto median_ms = [&](int op, long long bytes, int piece, long long stride) {
     std::vector<float> ms;
     for (int rep = 0; rep < 5; ++rep) {
-      flush<<<grid, 512>>>(reinterpret_cast<const float4*>(buf + span_cap), flush_bytes / 16, sink);
+      flush_l2<<<grid, 512>>>(reinterpret_cast<const float4*>(buf + span_cap), flush_bytes / 16, sink);
       CK(cudaGetLastError());
       CK(cudaEventRecord(t0));
       if (op == 0)
-        read_pieces<<<grid, kThreads>>>(buf, kBytes / 16, 4096, 4096, sink);
+        read_pieces<<<grid, kThreads>>>(buf, bytes / 16, piece, stride, sink);
       else
-        write_pieces<<<grid, kThreads>>>(buf, kBytes / 16, 4096, 4096);
+        write_pieces<<<grid, kThreads>>>(buf, bytes / 16, piece, stride);
       CK(cudaGetLastError());
       CK(cudaEventRecord(t1));
       CK(cudaEventSynchronize(t1));
@@ -144,7 +109,21 @@ int main() {
       ms.push_back(m);
     }
     std::sort(ms.begin(), ms.end());
-    const double med = ms[ms.size() / 2];
+    return static_cast<double>(ms[ms.size() / 2]);
+  };
+  for (int op = 0; op < 2; ++op)
+    for (long long stride : strides)
+      for (int piece : pieces) {
+        if (piece > stride) continue;
+        long long bytes = kBytes;
+        while (bytes / piece * stride > span_cap) bytes /= 2;
+        const double med = median_ms(op, bytes, piece, stride);
+        std::printf("%s,%d,%lld,%lld,%.4f,%.1f\n", op == 0 ? "read" : "write", piece, stride, bytes, med,
+                    static_cast<double>(bytes) / (med * 1e-3) / 1e9);
+      }
+  // The stream: pieces = stride (contiguous), for reference.
+  for (int op = 0; op < 2; ++op) {
+    const double med = median_ms(op, kBytes, 4096, 4096);
     std::printf("%s,stream,stream,%lld,%.4f,%.1f\n", op == 0 ? "read" : "write", kBytes, med,
                 static_cast<double>(kBytes) / (med * 1e-3) / 1e9);
   }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "probe_check.h"
+#include "probe_flush.cuh"
 
 namespace {
 
@@ -67,14 +68,6 @@ __global__ void stream_loads(const float4* __restrict__ src, long long iters, lo
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
 }
 
-__global__ void flush(const float4* __restrict__ src, long long n, float* __restrict__ sink) {
-  float acc = 0;
-  for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const float4 v = __ldcg(src + i);
-    acc += v.x + v.w;
-  }
-  if (acc == 12345.f) sink[0] = acc;
-}
 
 struct Run {
   double bytes_per_cycle;  // per SM, mean over the CTAs
@@ -137,7 +130,7 @@ int main() {
         if (threads * k > 8192 || (mode == 1 && threads != 512)) continue;  // registers; `all` at 512 only
         const int ctas = mode == 1 ? sms : 1;
         const bool resident = mode == 2;
-        flush<<<2 * sms, 512>>>(flush_src, flush_bytes / 16, sink);
+        flush_l2<<<2 * sms, 512>>>(flush_src, flush_bytes / 16, sink);
         CK(cudaGetLastError());
         const long long off = mode == 1 ? kBytesPerCta : 0;
         Run r{};
