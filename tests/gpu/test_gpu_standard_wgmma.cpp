@@ -34,17 +34,6 @@ namespace {
 constexpr double kBoundFactor = 1.5;
 const DType kDtypes[] = {DType::fp16, DType::bf16};
 
-boost::test_tools::assertion_result require_hopper(boost::unit_test::test_unit_id id) {
-  const boost::test_tools::assertion_result has_device = iosim::gputest::require_cuda_device(id);
-  if (!has_device) return has_device;
-  const int cc = iosim::kernels::launch_limits().compute_capability;
-  if (cc == 90) return true;
-  std::cout << "SKIPPED: the wgmma GEMM needs a Hopper GPU (sm_90), this one is sm_" << cc << std::endl;
-  boost::test_tools::assertion_result r(false);
-  r.message() << "SKIPPED: not a Hopper GPU";
-  return r;
-}
-boost::unit_test::decorator::precondition requires_hopper() { return boost::unit_test::precondition(&require_hopper); }
 
 RunSpec wgmma_spec(const iosim::workload::Problem& p, std::uint64_t seed) {
   RunSpec s;
@@ -85,12 +74,12 @@ void expect_both_passes(const iosim::workload::Problem& p, std::uint64_t seed, c
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(ragged_n1000_both_head_dims, *requires_hopper()) {
+BOOST_AUTO_TEST_CASE(ragged_n1000_both_head_dims, *iosim::gputest::requires_hopper_for_wgmma()) {
   for (const DType t : kDtypes)
     for (const i64 d : {64, 128}) expect_both_passes(problem(2, 4, 4, 1000, 1000, d, t), 11, "n1000");
 }
 
-BOOST_AUTO_TEST_CASE(ragged_n333_causal_nq_ne_nk_gqa_both_layouts, *requires_hopper()) {
+BOOST_AUTO_TEST_CASE(ragged_n333_causal_nq_ne_nk_gqa_both_layouts, *iosim::gputest::requires_hopper_for_wgmma()) {
   for (const DType t : kDtypes) {
     expect_both_passes(problem(2, 4, 2, 333, 1000, 64, t, true, Layout::bshd), 12, "causal-gqa-333x1000-bshd");
     expect_both_passes(problem(1, 4, 1, 1000, 333, 128, t, true, Layout::bhsd), 13, "causal-mqa-1000x333-bhsd");
@@ -99,11 +88,11 @@ BOOST_AUTO_TEST_CASE(ragged_n333_causal_nq_ne_nk_gqa_both_layouts, *requires_hop
 
 // 32 heads x 8 query tiles x 3 CTA columns = 768 CTAs >= 512: the plan gives
 // S = Q K^T and dP = dO V^T 4 tiles per CTA (9 key tiles: the last CTA has 1).
-BOOST_AUTO_TEST_CASE(four_tiles_per_cta_ragged_gqa, *requires_hopper()) {
+BOOST_AUTO_TEST_CASE(four_tiles_per_cta_ragged_gqa, *iosim::gputest::requires_hopper_for_wgmma()) {
   for (const DType t : kDtypes) expect_both_passes(problem(4, 8, 2, 1000, 1100, 64, t), 14, "tiles4-1000x1100-gqa");
 }
 
-BOOST_AUTO_TEST_CASE(wgmma_with_another_tile_is_one_input_error, *requires_hopper()) {
+BOOST_AUTO_TEST_CASE(wgmma_with_another_tile_is_one_input_error, *iosim::gputest::requires_hopper_for_wgmma()) {
   RunSpec s = wgmma_spec(problem(1, 2, 2, 256, 256, 64, DType::fp16), 1);
   s.gemm = {128, 128, 32};
   BOOST_CHECK_EXCEPTION(iosim::harness::check(s, Pass::fwd), iosim::InputError, [](const iosim::InputError& e) {
