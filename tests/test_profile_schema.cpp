@@ -75,6 +75,9 @@ CalibrationMeasurements made_up_measurements() {
   m.clock_memory_load_hz = 1971.5e6;
   m.clock_memory_load_timer_hz = 1972.3e6;
   m.clock_memory_load_setup = "copy clock setup";
+  m.dram_piece_bytes_per_s = {0.8e12, 1.6e12, 2.7e12, 2.95e12};
+  m.dram_piece_stream_bytes_per_s = 3.1e12;
+  m.dram_pieces_setup = "pieces setup";
   m.l2_read_setup = "l2 setup";
   m.l2_read_bytes_per_s = 8.7912e12;
   m.l2_read_working_set = 13107200;
@@ -599,6 +602,28 @@ BOOST_AUTO_TEST_CASE(branch_costs_are_written_where_positive_and_left_out_otherw
   BOOST_TEST(close(q.sm_pipes.branch_taken_cycles, 27.1));
   BOOST_TEST(q.sm_pipes.branch_not_taken_cycles == 0.0);
   BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
+}
+
+// The pieces benchmark's rates over its stream's become dram.read_fraction_*B
+// (written as 1 above the stream), and the profile loads them; without the
+// benchmark the keys are left out and reads of any piece stream.
+BOOST_AUTO_TEST_CASE(dram_piece_fractions_are_the_pieces_rates_over_the_stream) {
+  CalibrationMeasurements m = made_up_measurements();
+  m.dram_piece_bytes_per_s[3] = 3.2e12;  // above the stream: noise
+  const ProfileDraft with = draft_from_measurements(m, "x");
+  BOOST_TEST(close(with.values.at("dram.read_fraction_32B").number, 0.8 / 3.1));
+  BOOST_TEST(close(with.values.at("dram.read_fraction_128B").number, 2.7 / 3.1));
+  BOOST_TEST(with.values.at("dram.read_fraction_256B").number == 1.0);
+  BOOST_TEST(with.values.at("dram.read_fraction_256B").how.find("written as 1") != std::string::npos);
+  BOOST_TEST(with.values.at("dram.read_fraction_64B").how.find("pieces setup") != std::string::npos);
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("x", write_profile_yaml(with)).string());
+  BOOST_TEST(close(p.dram_read_fraction_64b, 1.6 / 3.1));
+  m.dram_piece_stream_bytes_per_s = 0;
+  const ProfileDraft without = draft_from_measurements(m, "y");
+  BOOST_TEST(without.values.count("dram.read_fraction_32B") == 0u);
+  const HardwareProfile q = load_profile(dir.write_yaml("y", write_profile_yaml(without)).string());
+  BOOST_TEST(q.dram_read_fraction_32b == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(counter_ratios_that_are_not_powers_of_two_are_refused) {

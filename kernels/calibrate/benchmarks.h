@@ -2,6 +2,7 @@
 // quantity (host code in the .cu files of this folder). Each returns its
 // result with a `setup` text saying how it ran.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -59,6 +60,13 @@ struct DramRates {
   std::string setup;
 };
 DramRates dram_rates(const Plan& plan);
+// Reads of 32-, 64-, 128- and 256-byte pieces far apart, and a stream, by the same kernel: bytes/s.
+struct DramPieces {
+  double stream = 0;
+  std::array<double, 4> piece{};
+  std::string setup;
+};
+DramPieces dram_pieces(const Plan& plan);
 struct L2Read {
   double bytes_per_s = 0;
   i64 working_set = 0;

@@ -298,6 +298,14 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
     *log << "  read " << num(dram.read / 1e12) << " TB/s, write " << num(dram.write / 1e12) << " TB/s, copy "
          << num(dram.copy / 1e12) << " TB/s (peak " << num(m.device.dram_peak_bytes_per_s() / 1e12) << "), clock "
          << clocks(dram.copy_clock_hz, dram.copy_timer_clock_hz) << "\n";
+  const bench::DramPieces pieces = steps.run("DRAM pieces", [&] { return bench::dram_pieces(plan); });
+  m.dram_piece_bytes_per_s = pieces.piece;
+  m.dram_piece_stream_bytes_per_s = pieces.stream;
+  m.dram_pieces_setup = pieces.setup;
+  if (log != nullptr)
+    *log << "  pieces of 32/64/128/256 B far apart: " << num(pieces.piece[0] / 1e12) << "/" << num(pieces.piece[1] / 1e12)
+         << "/" << num(pieces.piece[2] / 1e12) << "/" << num(pieces.piece[3] / 1e12) << " TB/s, stream "
+         << num(pieces.stream / 1e12) << " TB/s\n";
 
   const bench::L2Read l2 = steps.run("L2 bandwidth", [&] { return bench::l2_read_bandwidth(plan); });
   m.l2_read_setup = l2.setup;

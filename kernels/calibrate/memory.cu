@@ -1,8 +1,10 @@
-// Memory-system benchmarks: DRAM read, write and copy bandwidth, L2 re-read
+// Memory-system benchmarks: DRAM read, write and copy bandwidth, the read rate
+// of short pieces far apart, L2 re-read
 // bandwidth (all SMs, and one SM alone), and the L1 / L2 capacities from
 // latency-bound working-set sweeps. Streaming kernels use 16-byte accesses
 // and one wave of CTAs; every figure is the median of plan.runs timed runs
 // after a warm-up run.
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -50,6 +52,34 @@ __global__ void __launch_bounds__(kStreamThreads) stream_copy(const uint4* __res
     const std::uint64_t c1 = clock_cycles(), g1 = global_ns();
     ctas[blockIdx.x] = span_record(c0, c1, g0, g1, 1);
   }
+}
+
+// DRAM reads of short pieces far apart (experiments/probes/dram_pieces_probe.cu,
+// the same kernel): element i (16 B) is byte (i * 16) % piece of piece
+// (i * 16) / piece, at piece * stride; 4 independent loads in flight per thread.
+constexpr int kPieceThreads = 1024;
+constexpr int kPieceLoads = 4;
+constexpr i64 kPieceStride = 10240;
+
+__device__ __forceinline__ i64 piece_offset(i64 i, int piece, i64 stride) {
+  const i64 byte = i * 16;
+  return byte / piece * stride + byte % piece;
+}
+
+__global__ void __launch_bounds__(kPieceThreads) read_pieces(const char* __restrict__ base, i64 elems, int piece,
+                                                             i64 stride, std::uint32_t* sink) {
+  std::uint32_t acc = 0;
+  const i64 step = static_cast<i64>(gridDim.x) * kPieceThreads;
+  for (i64 i = blockIdx.x * static_cast<i64>(kPieceThreads) + threadIdx.x; i < elems; i += kPieceLoads * step) {
+    uint4 v[kPieceLoads];
+#pragma unroll
+    for (int u = 0; u < kPieceLoads; ++u)
+      v[u] = i + u * step < elems ? __ldcg(reinterpret_cast<const uint4*>(base + piece_offset(i + u * step, piece, stride)))
+                                  : uint4{0, 0, 0, 0};
+#pragma unroll
+    for (int u = 0; u < kPieceLoads; ++u) acc ^= v[u].x ^ v[u].w;
+  }
+  if (acc == 0x7FC01234u) *sink = acc;
 }
 
 __global__ void __launch_bounds__(kStreamThreads) l2_reread(const uint4* __restrict__ buf, i64 n, int passes,
@@ -349,6 +379,42 @@ DramRates dram_rates(const Plan& plan) {
   out.clock_setup = "one launch copying " + mib(bytes) + " " + std::to_string(passes) + " times";
   out.setup = "16 B per thread, " + std::to_string(grid / plan.sm_count) + " CTAs x " +
               std::to_string(kStreamThreads) + " threads per SM (one wave)";
+  return out;
+}
+
+DramPieces dram_pieces(const Plan& plan) {
+  // The probe's sizes: up to 1 GiB of pieces per launch within an address span of 24 GiB (at most half the
+  // free memory), each launch after an L2 flush, so every piece comes from DRAM once. A quick run keeps
+  // them: with a 4 GiB span the 32-byte pieces were 13 MB a launch and the events' overhead showed (0.20
+  // of the stream on an H200 where the full span gives 0.27).
+  std::size_t free_bytes = 0, total_bytes = 0;
+  IOSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const i64 span = std::min<i64>(i64{24} << 30, static_cast<i64>(free_bytes) / 2) / (i64{1} << 20) * (i64{1} << 20);
+  kernels::DeviceBuffer<uint4> buf(static_cast<std::size_t>(span / 16));
+  kernels::DeviceBuffer<std::uint32_t> sink(1);
+  buf.fill_bytes(0x5A);
+  const L2Flush flush(plan.l2_bytes);
+  const int grid = one_wave_grid(read_pieces, kPieceThreads, plan.sm_count, 2);
+  const char* base = reinterpret_cast<const char*>(buf.get());
+  auto rate = [&](int piece, i64 stride) {
+    i64 bytes = std::min<i64>(i64{1} << 30, span);
+    while (bytes / piece * stride > span) bytes /= 2;
+    std::vector<double> t;
+    for (int r = 0; r < plan.runs; ++r) {
+      flush.run();
+      t.push_back(time_ms([&] { read_pieces<<<grid, kPieceThreads>>>(base, bytes / 16, piece, stride, sink.get()); }));
+    }
+    return static_cast<double>(bytes) / (profile::median(t) * 1e-3);
+  };
+  DramPieces out;
+  out.stream = rate(4096, 4096);
+  const int pieces[4] = {32, 64, 128, 256};
+  for (int k = 0; k < 4; ++k) out.piece[static_cast<std::size_t>(k)] = rate(pieces[k], kPieceStride);
+  out.setup = "all SMs (" + std::to_string(grid / plan.sm_count) + " CTAs x " + std::to_string(kPieceThreads) +
+              " threads, " + std::to_string(kPieceLoads) + " 16-byte ld.global.cg in flight per thread) reading up to " +
+              "1 GiB of pieces " + std::to_string(kPieceStride) + " bytes apart within " + mib(static_cast<double>(span)) +
+              " after an L2 flush, median of " + std::to_string(plan.runs) +
+              " launches (CUDA events), against a stream of the same kernel";
   return out;
 }
 

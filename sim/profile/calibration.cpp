@@ -161,6 +161,17 @@ void add_dram(ProfileDraft& d, const CalibrationMeasurements& m) {
       measured(m.dram_copy_bytes_per_s / peak, "streaming copy of " + mib(static_cast<double>(m.dram_buffer_bytes)) +
                                                    " to another buffer, " + m.dram_setup + ", " + runs(m) + ": " +
                                                    tbps(m.dram_copy_bytes_per_s) + " (read + write) / peak " + tbps(peak));
+  const char* const piece_keys[4] = {"dram.read_fraction_32B", "dram.read_fraction_64B", "dram.read_fraction_128B",
+                                     "dram.read_fraction_256B"};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double rate = m.dram_piece_bytes_per_s[k];
+    if (!(rate > 0) || !(m.dram_piece_stream_bytes_per_s > 0)) continue;
+    const double f = rate / m.dram_piece_stream_bytes_per_s;
+    d.values[piece_keys[k]] =
+        measured(std::min(1.0, f), std::to_string(32 << k) + "-byte pieces: " + m.dram_pieces_setup + ": " +
+                                       tbps(rate) + " against " + tbps(m.dram_piece_stream_bytes_per_s) +
+                                       (f > 1.0 ? " (above the stream: written as 1)" : ""));
+  }
 }
 
 void add_latency(ProfileDraft& d, const CalibrationMeasurements& m) {

@@ -6,6 +6,7 @@
 //
 // Units: bytes, Hz, bytes/s, SM cycles; per-SM rates per cycle.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ struct CalibrationMeasurements {
   double clock_memory_load_hz = 0;   // during a copy: SM cycles over the host's wall time
   double clock_memory_load_timer_hz = 0;  // the same cycles over %globaltimer (for comparison)
   std::string clock_memory_load_setup;    // the copy launch that gave them
+  // Reads of 32-, 64-, 128- and 256-byte pieces far apart, and a stream by the
+  // same kernel, bytes/s (0: not measured): dram.read_fraction_*B.
+  std::array<double, 4> dram_piece_bytes_per_s{};
+  double dram_piece_stream_bytes_per_s = 0;
+  std::string dram_pieces_setup;
 
   // L2: bandwidth of an L2-resident re-read, and capacities.
   std::string l2_read_setup;

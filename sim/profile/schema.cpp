@@ -120,7 +120,7 @@ std::vector<SchemaSection> build_schema() {
         key("read_fraction_32B", ValueKind::fraction, opt, &P::dram_read_fraction_32b, "dram_read_fraction_32b",
             "read bandwidth of 32-byte pieces spread far apart (each read once) over a stream's: an L2 fill for a "
             "tile whose rows are that short holds the DRAM channel 1 / fraction as long per byte (absent: 1); "
-            "measured by experiments/probes/dram_pieces_probe.cu, not yet by `iosim calibrate`"),
+            "measured by `iosim calibrate` (and experiments/probes/dram_pieces_probe.cu, the same kernel)"),
         key("read_fraction_64B", ValueKind::fraction, opt, &P::dram_read_fraction_64b, "dram_read_fraction_64b",
             "the same for 64-byte pieces"),
         key("read_fraction_128B", ValueKind::fraction, opt, &P::dram_read_fraction_128b, "dram_read_fraction_128b",
