@@ -1115,6 +1115,42 @@ BOOST_AUTO_TEST_CASE(reductions_stall_their_warps_only_beyond_the_sms_queue) {
   BOOST_TEST(cycles(4, 1u << 30) == 16384, boost::test_tools::tolerance(0.03));
 }
 
+// A profile's measured reduction rate (sm_pipes.red_per_sm) becomes the SM
+// model's drain, without the warp-side queue: a step of many reductions lasts
+// its drain at that rate, and reductions that drain faster than the work cost
+// the warps nothing (docs/engine.md, "Reductions").
+BOOST_AUTO_TEST_CASE(a_profiles_reduction_rate_bounds_the_step_without_stalling_its_warps) {
+  const std::string path = profile::default_profile_dir() + "/h200-sxm-141gb.yaml";
+  const profile::HardwareProfile p = profile::load_profile(path);
+  BOOST_TEST_REQUIRE(p.sm_pipes.red_bytes_per_cycle > 0);
+  const engine::SmMachine m = engine::sm_machine(p);
+  BOOST_TEST(m.red_bytes_per_cycle == p.sm_pipes.red_bytes_per_cycle);
+  BOOST_TEST(std::isinf(m.red_queue_cycles));
+  auto program = [](int reductions, int work) {
+    schedule::ProgramBuilder b("reductions, then work");
+    for (int k = 0; k < reductions; ++k) b.red(b.fma());  // 256 B each
+    for (int k = 0; k < work; ++k) b.alu();
+    schedule::WarpProgram prog = b.take();
+    prog.issue_order_fixed = true;
+    return prog;
+  };
+  engine::SmMachine none = m;
+  none.red_bytes_per_cycle = 0;
+  // 8 warps x 64 x 256 B = 128 KiB a step: the drain bounds it.
+  const schedule::WarpProgram heavy = program(64, 200);
+  BOOST_TEST(engine::SmModel(m).step_cycles(heavy, 8, 1) ==
+                 8.0 * 64 * 256 / p.sm_pipes.red_bytes_per_cycle, boost::test_tools::tolerance(0.03));
+  // 8 warps x 2 x 256 B drain in about 440 cycles, well inside the work.
+  const schedule::WarpProgram light = program(2, 4000);
+  BOOST_TEST(engine::SmModel(m).step_cycles(light, 8, 1) == engine::SmModel(none).step_cycles(light, 8, 1),
+             boost::test_tools::tolerance(0.01));
+  // A profile without the key: reductions cost their issue slot only.
+  profile::HardwareProfile bare = p;
+  bare.sm_pipes.red_bytes_per_cycle = 0;
+  BOOST_TEST(engine::sm_machine(bare).red_bytes_per_cycle == 0);
+  BOOST_TEST(engine::sm_machine(bare).red_queue_cycles == 0);
+}
+
 // Global stores (schedule::Op::store, store_fragment) hold the SM's store
 // port for their measured cycles (a fragment store longer than a row store):
 // a warp waits on one only once the port's backlog exceeds the queue, and a

@@ -77,8 +77,15 @@ SmMachine sm_machine(const profile::HardwareProfile& p) {
     pipe_of(m, Pipe::barrier) = {1, s.barrier_latency_cycles};
     pipe_of(m, Pipe::uniform) = {1, s.alu_latency_cycles};  // its own pipe: one a cycle, as the issue allows
     m.smem_bytes_per_cycle = s.smem_ldmatrix_bytes_per_cycle;
-    // sm_pipes.red_per_sm / red_queue are recorded, not used: with them FA2
-    // backward is predicted 1.05-1.44x slow (docs/engine.md, "Reductions").
+    // Reductions drain at the measured rate with every SM reducing, and a
+    // step is no shorter than its drain; the warps do not wait for them (a
+    // queue of unbounded depth): with the measured queue (sm_pipes.red_queue)
+    // the warps idle in lockstep behind their bursts and every FA2 backward
+    // tile is predicted 1.1-1.5x slow (docs/engine.md, "Reductions").
+    if (s.red_bytes_per_cycle > 0) {
+      m.red_bytes_per_cycle = s.red_bytes_per_cycle;
+      m.red_queue_cycles = std::numeric_limits<double>::infinity();
+    }
     if (s.store_fragment_inst_per_cycle > 0 && s.store_rows_inst_per_cycle > 0) {
       m.store_fragment_cycles = 1.0 / s.store_fragment_inst_per_cycle;
       m.store_rows_cycles = 1.0 / s.store_rows_inst_per_cycle;

@@ -47,8 +47,9 @@ struct SmMachine {
   double smem_queue_cycles = 64;
   // The SM's reductions into global memory (red.global, schedule::Op::reduce):
   // they drain at red_bytes_per_cycle (sm_pipes.red_per_sm; 0: a reduction
-  // costs its issue slot only), and a warp stalls on one only when the SM's
-  // backlog exceeds red_queue_cycles of draining (sm_pipes.red_queue).
+  // costs its issue slot only), so a step is no shorter than its drain, and a
+  // warp stalls on one only when the SM's backlog exceeds red_queue_cycles of
+  // draining (sm_machine: unbounded; docs/engine.md, "Reductions").
   double red_bytes_per_cycle = 0;
   double red_queue_cycles = 0;
   // The SM's global stores (schedule::Op::store, store_fragment): each holds

@@ -194,11 +194,13 @@ std::vector<SchemaSection> build_schema() {
             "L2 -> SM bytes per cycle that ONE SM can pull (ld.global.cg 16 B, L2-resident data, many warps)"),
         key("red_per_sm", ValueKind::bytes_per_cycle, opt, &S::red_bytes_per_cycle, "sm_pipes.red_bytes_per_cycle",
             "red.global.add.v2.f32 bytes per SM per cycle while every SM reduces into L2-resident rows in FA2 "
-            "backward's dQ pattern (recorded; the SM model does not use it yet)"),
+            "backward's dQ pattern: the SM model's reduction drain (a step is no shorter than its reductions at "
+            "this rate)"),
         zero_allowed(key("red_queue", ValueKind::latency, opt, &S::red_queue_cycles, "sm_pipes.red_queue_cycles",
                          "cycles of draining that an SM's queue of red.global holds: its warps wait on a reduction "
                          "only beyond it (bursts from 8 warps right after a barrier: the bytes issued less what "
-                         "drained meanwhile, over one SM's drain rate; recorded, not used yet)")),
+                         "drained meanwhile, over one SM's drain rate; recorded, not used: docs/engine.md, "
+                         "\"Reductions\")")),
         key("store_fragment", ValueKind::inst_per_cycle, opt, &S::store_fragment_inst_per_cycle,
             "sm_pipes.store_fragment_inst_per_cycle",
             "st.global.b32 warp instructions per cycle from ONE SM in the MMA fragment layout (lane l at row l / 4: "

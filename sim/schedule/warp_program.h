@@ -74,9 +74,9 @@ enum class Op : std::uint8_t {
   // and its result comes at shared memory's latency (an L1 hit).
   local,
   // RED (red.global.add: global pipe, as Nsight Compute counts them): its
-  // bytes go through the SM's reduction port (SmMachine::red_bytes_per_cycle;
-  // 0, the profiles' setting: an issue slot only) and the warp stalls only
-  // when that port's backlog exceeds its queue.
+  // bytes go through the SM's reduction port (SmMachine::red_bytes_per_cycle,
+  // the profile's sm_pipes.red_per_sm): a step is no shorter than the port's
+  // drain, and the warp stalls only when that port's backlog exceeds its queue.
   reduce,
   // STG (global pipe, as Nsight Compute counts them): a warp's store, through
   // the SM's store port where the profile measures it (sm_pipes.store_*;
