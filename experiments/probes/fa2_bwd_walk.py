@@ -202,13 +202,19 @@ def fmt_parts(p):
 
 
 def epilogue(code, order, hi):
+    lo, exit_, br = epilogue_walk(code, order, hi)
+    return walk_ops(code, order, lo, exit_, br) + collections.Counter({'EXIT': 1})
+
+
+def epilogue_walk(code, order, hi):
+    """(start, stop, branch decisions) of the epilogue's walk: rows in range, every guard passes."""
     lo = order[order.index(hi) + 1]
     br = {}
     for a in order:
         if a >= lo and cond_branch(code, a):
             br[f"{a:x}"] = False                # rows in range: every guard passes
     exit_ = [a for a in order if a > lo and code[a] == 'EXIT'][0]
-    return walk_ops(code, order, lo, exit_ + 1 if False else exit_, br) + collections.Counter({'EXIT': 1})
+    return lo, exit_, br
 
 
 def run(listing, d, bm, bn):

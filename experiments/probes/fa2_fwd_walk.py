@@ -140,6 +140,13 @@ def epilogue(code, order):
     """Per-warp counts from the last main loop's exit to EXIT: every conditional branch falls
     through (divergent guards such as the L store's lane test run their body for some lanes;
     l > 0), except one that jumps over a CALL (the division's slow path, not taken)."""
+    lo, exit_, br = epilogue_walk(code, order)
+    c = sw.walk(code, order, lo, exit_, br, {})['other']
+    return collections.Counter({k: v for k, v in c.items() if not k.startswith('op:')})
+
+
+def epilogue_walk(code, order):
+    """(start, stop, branch decisions) of the epilogue's walk (see epilogue)."""
     loops = []
     for a in order:
         pred, op, args = parse(code[a])
@@ -156,8 +163,7 @@ def epilogue(code, order):
             k = order.index(a)
             br[f"{a:x}"] = t > a and any(code[x].startswith('CALL') for x in order[k + 1:k + 4] if x < t)
     exit_ = next(a for a in order if a > lo and code[a].startswith('EXIT'))
-    c = sw.walk(code, order, lo, exit_, br, {})['other']
-    return collections.Counter({k: v for k, v in c.items() if not k.startswith('op:')})
+    return lo, exit_, br
 
 
 if __name__ == '__main__':

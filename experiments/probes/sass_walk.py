@@ -68,8 +68,19 @@ def target(args):
 
 
 def walk(code, order, start, stop, branches, regions):
-    nxt = {order[k]: order[k + 1] for k in range(len(order) - 1)}
     counts = collections.defaultdict(collections.Counter)  # region -> pipe / op -> n
+    for a in path(code, order, start, stop, branches):
+        base = parse(code[a])[1].split('.')[0]
+        region = next((name for name, (lo, hi) in regions.items() if lo <= a < hi), 'other')
+        counts[region][PIPE.get(base, 'alu')] += 1
+        counts[region]['op:' + base] += 1
+    return counts
+
+
+def path(code, order, start, stop, branches):
+    """The addresses of the instructions one warp issues, in order (see walk)."""
+    nxt = {order[k]: order[k + 1] for k in range(len(order) - 1)}
+    issued = []
     visits, stack, a, n = collections.Counter(), [], start, 0
     while a != stop:
         n += 1
@@ -81,9 +92,7 @@ def walk(code, order, start, stop, branches, regions):
         if pred == '@!PT':
             a = nxt[a]
             continue
-        region = next((name for name, (lo, hi) in regions.items() if lo <= a < hi), 'other')
-        counts[region][PIPE.get(base, 'alu')] += 1
-        counts[region]['op:' + base] += 1
+        issued.append(a)
         if base == 'EXIT' and not pred:
             break
         if op.startswith('BRA.DIV'):
@@ -112,7 +121,7 @@ def walk(code, order, start, stop, branches, regions):
             a = stack.pop()
             continue
         a = nxt[a]
-    return counts
+    return issued
 
 
 def main():

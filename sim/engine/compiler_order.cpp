@@ -17,8 +17,8 @@ using schedule::WarpProgram;
 namespace {
 
 bool is_fence(const Instr& in) {
-  return in.pipe == Pipe::barrier || (in.op != Op::plain && in.op != Op::local && in.op != Op::reduce &&
-                                      in.op != Op::store && in.op != Op::store_fragment);
+  return in.pipe == Pipe::barrier || (in.op != Op::plain && in.op != Op::local && in.op != Op::local_miss &&
+                                      in.op != Op::reduce && in.op != Op::store && in.op != Op::store_fragment);
 }
 bool is_memory(const Instr& in) { return in.pipe == Pipe::smem || in.pipe == Pipe::global; }
 

@@ -84,7 +84,7 @@ class KernelRunner {
  public:
   KernelRunner(const trace::RangeKernel& k, const profile::HardwareProfile& p, const SmRates& rates,
                const Occupancy& occ, memory::MemorySystem& mem, Timeline* timeline, SmModel& sm_model,
-               ProgressSink* progress)
+               ProgressSink* progress, trace::TensorIndex local_tensor)
       : kernel_(k),
         grid_(k.grid()),
         stages_(std::max(1, k.pipeline_stages())),
@@ -96,8 +96,10 @@ class KernelRunner {
         per_sm_(static_cast<int>(occ.ctas_per_sm)),
         partitions_(static_cast<int>(std::max<i64>(1, p.l2_partitions))),
         total_ctas_(grid_.count()),
-        programs_(k.programs()),
-        sm_model_(sm_model) {
+        local_(local_memory(k.programs(), p, occ.ctas_per_sm, occ.smem_per_cta)),
+        programs_(local_.programs),
+        sm_model_(sm_model),
+        local_tensor_(local_tensor) {
     if (programs_) {
       warps_ = std::max<i64>(1, programs_->warps);
       const SmMachine& m = sm_model_.machine();
@@ -165,6 +167,8 @@ class KernelRunner {
     return out;
   }
   bool sm_model_used() const { return programs_ != nullptr; }
+  const LocalTraffic& local_totals() const { return local_totals_; }
+  i64 local_l1_bytes() const { return local_.l1_bytes; }
   i64 steps() const { return steps_; }
   double pipe_busy() const { return pipe_busy_; }
   double fp32_sfu_busy() const { return fp32_sfu_busy_; }
@@ -326,6 +330,7 @@ class KernelRunner {
     const bool own_loads = programs_->loads_in_program;
     const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ : 0;
     if (prog) account_busy(*prog, duration);
+    if (prog && local_.any()) issue_local(s, b.step.compute.program, t);
     double end = std::max(t, (own_loads ? b.issued : t) + duration);
     // What follows its loads' barrier starts once the last round is in (t).
     if (prog && own_loads) end = std::max(end, t + sm_model_.after_loads_cycles(*prog, warps_, ctas) * clock_scale_);
@@ -335,6 +340,30 @@ class KernelRunner {
     }
     push(end, id, EventKind::compute_end);
     return true;
+  }
+
+  // The step's local memory (its warps' spills) to and from the L2, at the
+  // step's start: the stores' bytes and the loads the L1 misses, in the CTA
+  // slot's own local lines (the hardware gives each resident warp its own).
+  void issue_local(const Slot& s, int program, double t) {
+    if (program < 0 || program >= static_cast<int>(local_.traffic.size())) return;
+    const LocalTraffic& lt = local_.traffic[static_cast<size_t>(program)];
+    local_totals_.store_bytes += lt.store_bytes * warps_;
+    local_totals_.load_bytes += lt.load_bytes * warps_;
+    local_totals_.miss_bytes += lt.miss_bytes * warps_;
+    const i64 frame = local_.frame_bytes;
+    // Local memory lies at the top of the L2's address window (tensors start
+    // at its bottom), a frame per CTA slot.
+    const u64 top = mem_.l2().address_window_end() - static_cast<u64>(frame) * slots_.size();
+    const u64 base = top + static_cast<u64>(&s - slots_.data()) * static_cast<u64>(frame);
+    auto send = [&](trace::AccessKind kind, i64 bytes) {
+      for (i64 done = 0; done < bytes; done += frame) {
+        const trace::RangeAccess a{kind, local_tensor_, base, std::min(frame, bytes - done), 1, 0};
+        kind == trace::AccessKind::Read ? mem_.load(a, t, partition(s)) : mem_.store(a, t, partition(s));
+      }
+    };
+    send(trace::AccessKind::Write, lt.store_bytes * warps_);
+    send(trace::AccessKind::Read, lt.miss_bytes * warps_);
   }
 
   // Busy time of the pipes (SM cycles, summed over SMs like pipe_busy_): the
@@ -418,8 +447,11 @@ class KernelRunner {
   double load_cycles_per_byte_ = 0;     // 0: no per-SM limit
   double first_byte_cycles_ = 0;        // an idle port's first bytes come no sooner than an L2 hit
   std::vector<i64> resident_;  // CTAs on each SM now
+  LocalMemory local_;          // the programs' local memory on this machine
   std::shared_ptr<const schedule::KernelPrograms> programs_;
   SmModel& sm_model_;
+  trace::TensorIndex local_tensor_;
+  LocalTraffic local_totals_;  // summed over warps and steps
   i64 warps_ = 1;
   double clock_scale_ = 1;  // profile cycles per cycle of the SM clock under this kernel's load
   std::array<i64, schedule::kPipeCount> instructions_{};
@@ -560,6 +592,9 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   result.options.l2_dirty_limit_bytes = l2o.dirty_limit_bytes;
   result.options.progress = nullptr;  // the sink need not outlive this call
   result.tensor_names = source.tensor_names();
+  // Spills' traffic is counted as a tensor of its own after the trace's.
+  const auto local_tensor = static_cast<trace::TensorIndex>(result.tensor_names.size());
+  result.tensor_names.push_back("local");
   const i64 sector = p.l2_sector_bytes;
   const double gap_cycles = options.kernel_gap_seconds * p.sm_clock_hz;
   double t = 0;
@@ -580,7 +615,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     // One model (and cache) per kernel: a cache keyed by program must not
     // outlive the programs (a trace file's kernel is freed after its run).
     SmModel sm_model(machine);
-    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress);
+    KernelRunner runner(*k, p, kernel_rates, r.occupancy, mem, timeline.get(), sm_model, options.progress,
+                        local_tensor);
     // The kernel's DRAM write-backs are part of it (they are its DRAM writes).
     // (Two statements: the write-backs are known only after the run.)
     // The first CTA starts after the kernel's fixed launch time.
@@ -595,6 +631,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.steps = runner.steps();
     r.instructions = runner.instructions();
     r.sm_model = runner.sm_model_used();
+    r.local = runner.local_totals();
+    r.local_l1_bytes = runner.local_l1_bytes();
     r.machine_measured = machine.measured;
     r.programs = runner.program_timings();
     r.sm_clock_hz = p.sm_clock_hz / runner.clock_scale();
@@ -621,6 +659,9 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     total.compute.fp32_ops += k.compute.fp32_ops;
     total.compute.sfu_ops += k.compute.sfu_ops;
     total.steps += k.steps;
+    total.local.store_bytes += k.local.store_bytes;
+    total.local.load_bytes += k.local.load_bytes;
+    total.local.miss_bytes += k.local.miss_bytes;
     for (size_t q = 0; q < total.instructions.size(); ++q) total.instructions[q] += k.instructions[q];
     total.busy.add(k.busy);
     if (!longest || k.cycles > longest->cycles) longest = &k;

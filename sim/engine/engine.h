@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "sim/common/progress.h"
+#include "sim/engine/local_traffic.h"
 #include "sim/engine/occupancy.h"
 #include "sim/memory/memory_system.h"
 #include "sim/profile/hardware_profile.h"
@@ -127,6 +128,10 @@ struct KernelResult {
   };
   std::vector<ProgramTiming> programs;
   double sm_clock_hz = 0;  // the SM clock the kernel's steps were timed at (its load's, sm_model.h)
+  // Its warps' local memory (spills; local_traffic.h), summed over warps and
+  // steps: also in the L2 counters above, as tensor "local"; not in the trace.
+  LocalTraffic local;
+  i64 local_l1_bytes = 0;  // L1 beside shared memory on each SM (0: no local accesses)
 
   double start_seconds = 0;
   double seconds = 0;
@@ -138,8 +143,9 @@ struct KernelResult {
   std::string bound;          // dram | l2 | tensor | sfu_fp32 | latency_occupancy
   std::string bound_reason;
 
-  i64 request_read_bytes() const { return l2.kind[0].bytes; }
-  i64 request_write_bytes() const { return l2.kind[1].bytes + l2.kind[2].bytes; }
+  // The trace's requests (the L2 counters less the spills' traffic).
+  i64 request_read_bytes() const { return l2.kind[0].bytes - local.miss_bytes; }
+  i64 request_write_bytes() const { return l2.kind[1].bytes + l2.kind[2].bytes - local.store_bytes; }
   i64 request_reduce_bytes() const { return l2.kind[2].bytes; }
 };
 

@@ -354,6 +354,8 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
           done = busy + m_.wgmma_extra_latency;
         } else if (in.op == schedule::Op::wgmma_wait) {
           done = t + 1;  // its sources (the wgmmas it waits for) were ready when it issued
+        } else if (in.op == schedule::Op::local_miss) {
+          done = t + pt.latency;  // from the L2, whatever the engine's loads
         } else if (in.pipe == Pipe::smem || in.op == schedule::Op::local) {
           const double transfer = static_cast<double>(in.bytes) / m_.smem_bytes_per_cycle;
           smem_free = std::max(smem_free, t) + transfer;

@@ -205,6 +205,12 @@ class L2Cache {
   // Dirty and resident sectors (estimates, scaled by the sampling factor,
   // when sets are sampled).
   i64 dirty_sectors() const { return dirty_sectors_ * sampling_; }
+  // The end of the 512 GiB address window every request must lie in (line
+  // tags keep 32 bits): set by the first request; 2^39 before any.
+  u64 address_window_end() const {
+    const u64 high = line_high_ == ~u64{0} ? 0 : line_high_;
+    return ((high + 1) << 32) << line_shift_;
+  }
   i64 resident_sectors() const;
   // The sector holding addr is valid. With set sampling, false for an
   // address whose set is not simulated (see sampled()).

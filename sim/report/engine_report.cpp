@@ -49,6 +49,14 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
   j.end_object();
   j.end_object();
 
+  if (k.local.load_bytes > 0 || k.local.store_bytes > 0) {  // the warps' spills (engine/local_traffic.h)
+    j.key("local").begin_object();
+    j.field("store_bytes", k.local.store_bytes).field("load_bytes", k.local.load_bytes);
+    j.field("load_l1_miss_bytes", k.local.miss_bytes);
+    j.field("l1_bytes_per_sm", k.local_l1_bytes);
+    j.end_object();
+  }
+
   j.key("dram").begin_object();
   j.field("read_bytes", k.dram_read_bytes).field("write_bytes", k.dram_write_bytes);
   j.field("early_write_bytes", k.l2.early_writeback_sectors * sector_bytes);  // of write_bytes: by the dirty limit

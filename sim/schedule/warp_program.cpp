@@ -32,6 +32,7 @@ const char* to_string(Op op) {
     case Op::branch_not_taken: return "branch_not_taken";
     case Op::reconverge: return "reconverge";
     case Op::local: return "local";
+    case Op::local_miss: return "local_miss";
     case Op::reduce: return "reduce";
     case Op::store: return "store";
     case Op::store_fragment: return "store_fragment";
@@ -84,7 +85,10 @@ ProgramBuilder::Value ProgramBuilder::branch(bool taken) {
   return emit_op(Pipe::alu, taken ? Op::branch_taken : Op::branch_not_taken);
 }
 ProgramBuilder::Value ProgramBuilder::reconverge() { return emit_op(Pipe::alu, Op::reconverge); }
-ProgramBuilder::Value ProgramBuilder::local_access() { return emit_op(Pipe::global, Op::local, kNone, 128); }
+ProgramBuilder::Value ProgramBuilder::local_access(const LocalAccess& a) {
+  program_.locals.push_back(a);
+  return emit_op(Pipe::global, Op::local, kNone, static_cast<std::int32_t>(a.warp_bytes()));
+}
 ProgramBuilder::Value ProgramBuilder::red(Value data, Value addr) {
   const Value v = emit(Pipe::global, data, addr, kNone, 256);
   program_.code.back().op = Op::reduce;

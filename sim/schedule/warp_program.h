@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/common/hd.h"
+#include "sim/schedule/local_memory.h"
 
 namespace iosim::schedule {
 
@@ -69,10 +70,15 @@ enum class Op : std::uint8_t {
   branch_taken,
   branch_not_taken,
   reconverge,
-  // LDL / STL (global pipe, as Nsight Compute counts them): local memory is
-  // served by the L1, so its bytes go through the SM's shared-memory port
-  // and its result comes at shared memory's latency (an L1 hit).
+  // LDL / STL (global pipe, as Nsight Compute counts them) served by the L1:
+  // its bytes go through the SM's shared-memory port and its result comes at
+  // shared memory's latency (a store also writes through to the L2: the
+  // engine sends its bytes there).
   local,
+  // An LDL whose line the L1 no longer holds (schedule::local_hits): its
+  // result comes at the global pipe's latency (an L2 hit); its bytes are the
+  // engine's L2 requests, not the shared-memory port's.
+  local_miss,
   // RED (red.global.add: global pipe, as Nsight Compute counts them): its
   // bytes go through the SM's reduction port (SmMachine::red_bytes_per_cycle,
   // the profile's sm_pipes.red_per_sm): a step is no shorter than the port's
@@ -112,6 +118,10 @@ struct WarpProgram {
   // Where each named region of the source order begins (for walks that
   // report the model's cycles per region: SmModel::walk); optional.
   std::vector<std::pair<std::int32_t, std::string>> regions;
+  // The accesses of its Op::local instructions, in program order (empty: each
+  // a 4-byte-per-lane access served by the L1; sim/schedule/local_memory.h).
+  std::vector<LocalAccess> locals;
+  bool locals_repeat = true;  // the program runs again and again (a step), not once (an epilogue)
   // For a reordered program (compiler_order): the index each instruction had
   // in the program it was reordered from; empty when written in this order.
   std::vector<std::int32_t> origin;
@@ -157,8 +167,12 @@ class ProgramBuilder {
   // A BRA (taken or falling through), and BSSY or BSYNC.
   Value branch(bool taken);
   Value reconverge();
-  // A 4-byte-per-lane local-memory access (a spill or a register-indexed table).
-  Value local_access();
+  // A local-memory access (a spill or a register-indexed table), as the
+  // kernel's SASS issues it (schedule::fa2_local_accesses).
+  Value local_access(const LocalAccess& a);
+  // The program runs once per CTA (an epilogue): its local accesses follow
+  // no earlier run of their own.
+  void runs_once() { program_.locals_repeat = false; }
   // red.global.add.v2.f32: 8 bytes per lane added into global memory.
   Value red(Value data, Value addr = kNone);
   // An `if` around a body as the compiler writes it where lanes may

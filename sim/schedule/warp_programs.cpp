@@ -146,9 +146,8 @@ constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
 // tile of the menu: experiments/results/2026-11-27-sass-fa2-fwd-walk-d128 and
 // -d64) executes far more per step than the rest of the program (the other
 // tiles: -4 to +29 per step at d 128, -5 to +21 at d 64): the walk's count
-// minus the program's, per pipe (fma, alu, local memory; a negative pipe is
-// 0), in the step (the masked step takes the same fma and alu; its own
-// LDL/STL count is masked_local) and the epilogue. Read off the walks, not
+// minus the program's, per pipe (fma, alu; a negative pipe is 0), in the
+// step (the masked step takes the same). Read off the walks, not
 // modelled, not fitted to measured times. What they are: the K/V copies'
 // per-chunk row guards and 64-bit addresses recomputed in the kernels with
 // few warps or at the 255-register limit (about 9 instructions per 16-byte
@@ -158,45 +157,44 @@ constexpr int kFa2StepOverheadFma = 17, kFa2StepOverheadAlu = 68;
 // and 32x128, the copies through dev::load_tile_async's rolled loop (a
 // 102-instruction body per 4 chunks at both d: about 21-22 per chunk, not
 // only the register-limited kernels: d 128 16x32 has 128 registers, d 64
-// 16x64 104); register moves and spills (LDL/STL per step: 192 at d 128
-// 256x128, 8 at d 128 128x256, 737 at d 64 256x256, 3 at d 64 64x128; plus
-// 332 fma and 74 alu at d 64 256x256). The masked step's
-// own unmodelled mask arithmetic (every tile; at d 64 also 39 LDL/STL in the
-// masked step of 128x128 and 256x128) is left out. The lazy rescale block's
-// spills (60 LDL/STL at d 128 256x128) are not counted (the rescale is not
-// in the program).
+// 16x64 104); register moves around the spills (332 fma and 74 alu at d 64
+// 256x256). The spills themselves (LDL/STL: 192 per step at d 128 256x128,
+// 737 at d 64 256x256) are each region's own, in issue order, from
+// fa2_local_memory.inc. The masked step's own unmodelled mask arithmetic
+// (every tile) is left out. The lazy rescale block's spills (60 LDL/STL at
+// d 128 256x128) are not counted (the rescale is not in the program).
 struct Fa2FwdRegisterLimit {
-  int step_fma, step_alu, step_local, masked_local, epi_local;
+  int step_fma, step_alu;
 };
 Fa2FwdRegisterLimit fa2_fwd_register_limit(int d, int bm, int bn) {
   if (d == 64) {
-    if (bm == 16 && bn == 16) return {34, 27, 0, 0, 0};
-    if (bm == 16 && bn == 32) return {82, 58, 0, 0, 0};
-    if (bm == 16 && bn == 64) return {286, 390, 0, 0, 0};
-    if (bm == 16 && bn == 128) return {582, 791, 0, 0, 0};
-    if (bm == 32 && bn == 16) return {33, 29, 0, 0, 0};
-    if (bm == 32 && bn == 32) return {79, 61, 0, 0, 0};
-    if (bm == 32 && bn == 64) return {278, 398, 0, 0, 0};
-    if (bm == 32 && bn == 128) return {596, 791, 0, 39, 0};
-    if (bm == 64 && bn == 128) return {115, 0, 3, 10, 3};
-    if (bm == 256 && bn == 256) return {332, 74, 737, 1080, 11};
-    return {0, 0, 0, 0, 0};
+    if (bm == 16 && bn == 16) return {34, 27};
+    if (bm == 16 && bn == 32) return {82, 58};
+    if (bm == 16 && bn == 64) return {286, 390};
+    if (bm == 16 && bn == 128) return {582, 791};
+    if (bm == 32 && bn == 16) return {33, 29};
+    if (bm == 32 && bn == 32) return {79, 61};
+    if (bm == 32 && bn == 64) return {278, 398};
+    if (bm == 32 && bn == 128) return {596, 791};
+    if (bm == 64 && bn == 128) return {115, 0};
+    if (bm == 256 && bn == 256) return {332, 74};
+    return {0, 0};
   }
-  if (d != 128) return {0, 0, 0, 0, 0};
-  if (bm == 16 && bn == 16) return {79, 64, 0, 0, 0};
-  if (bm == 16 && bn == 32) return {270, 406, 0, 0, 0};
-  if (bm == 16 && bn == 64) return {557, 815, 0, 0, 0};
-  if (bm == 16 && bn == 128) return {1174, 1590, 0, 0, 0};
-  if (bm == 32 && bn == 16) return {75, 65, 0, 0, 0};
-  if (bm == 32 && bn == 32) return {259, 415, 0, 0, 0};
-  if (bm == 32 && bn == 64) return {573, 882, 3, 2, 1};
-  if (bm == 32 && bn == 128) return {582, 790, 0, 0, 0};
-  if (bm == 64 && bn == 16) return {31, 29, 0, 0, 0};
-  if (bm == 64 && bn == 32) return {87, 65, 1, 12, 0};
-  if (bm == 64 && bn == 64) return {309, 442, 3, 2, 1};
-  if (bm == 128 && bn == 256) return {103, 0, 8, 22, 4};
-  if (bm == 256 && bn == 128) return {74, 10, 192, 224, 35};
-  return {0, 0, 0, 0, 0};
+  if (d != 128) return {0, 0};
+  if (bm == 16 && bn == 16) return {79, 64};
+  if (bm == 16 && bn == 32) return {270, 406};
+  if (bm == 16 && bn == 64) return {557, 815};
+  if (bm == 16 && bn == 128) return {1174, 1590};
+  if (bm == 32 && bn == 16) return {75, 65};
+  if (bm == 32 && bn == 32) return {259, 415};
+  if (bm == 32 && bn == 64) return {573, 882};
+  if (bm == 32 && bn == 128) return {582, 790};
+  if (bm == 64 && bn == 16) return {31, 29};
+  if (bm == 64 && bn == 32) return {87, 65};
+  if (bm == 64 && bn == 64) return {309, 442};
+  if (bm == 128 && bn == 256) return {103, 0};
+  if (bm == 256 && bn == 128) return {74, 10};
+  return {0, 0};
 }
 
 // A K or V tile by cp.async (TileCopy::load): a thread's chunks are one
@@ -212,6 +210,12 @@ void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads)
   b.alu();
 }
 
+// The kernel's LDL/STL in the order its SASS issues them (fa2_local_memory.inc).
+void emit_fa2_locals(ProgramBuilder& b, bool backward, int d, int bm, int bn, LocalRegion region) {
+  if (region == LocalRegion::epilogue) b.runs_once();
+  for (const LocalAccess& a : fa2_local_accesses(backward, d, bm, bn, region)) b.local_access(a);
+}
+
 WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int st = bn / 8, ot = d / 8;
@@ -222,7 +226,7 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
   b.region("step overhead, K_j wait");
   b.repeat(Pipe::fma, kFa2StepOverheadFma + limit.step_fma);
   b.repeat(Pipe::alu, kFa2StepOverheadAlu + limit.step_alu);
-  for (int k = 0; k < (masked ? limit.masked_local : limit.step_local); ++k) b.local_access();  // LDL / STL
+  emit_fa2_locals(b, false, d, bm, bn, masked ? LocalRegion::masked : LocalRegion::step);
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
   b.region("V_j copy issue");
@@ -298,7 +302,7 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd epilogue");
-  for (int k = 0; k < fa2_fwd_register_limit(d, bm, bn).epi_local; ++k) b.local_access();  // LDL / STL
+  emit_fa2_locals(b, false, d, bm, bn, LocalRegion::epilogue);
   b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
     const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);  // quad sum
@@ -639,30 +643,31 @@ WarpProgram splitkv_combine_epilogue() {
 // What one step executes besides the GEMMs, softmax_grad, store_acc, the
 // copy and the dQ reduction: work.next(), the step-log and mask tests, the
 // stage's shared addresses and the ldmatrix bases (LEA/IADD3/LOP3, IMAD.IADD),
-// the row statistics' addresses, the branches and uniform constants, and 3 LDL
-// of the FragOffsets tables (indexed by the warp's column, so in local
-// memory). The walks of the kernels below the register limit leave 54-75 alu
+// the row statistics' addresses, the branches and uniform constants (the LDL
+// of the FragOffsets tables, indexed by the warp's column and so in local
+// memory, are the step's local accesses: fa2_local_memory.inc). The walks of
+// the kernels below the register limit leave 54-75 alu
 // and 23-29 fma (d 64: 64x64, 64x128, 128x64; d 128: 64x64, 128x64).
-constexpr int kFa2BwdStepOverheadAlu = 62, kFa2BwdStepOverheadFma = 25, kFa2BwdStepLocalLoads = 3;
+constexpr int kFa2BwdStepOverheadAlu = 62, kFa2BwdStepOverheadFma = 25;
 
 // Kernels at the 255-register limit (d 64 128x128 and 64x256, d 128 64x128
 // and 128x128): the walk's count minus the rest of the program, per pipe
-// (fma, alu, local memory) in the step and the epilogue. Read off the walks,
-// not modelled: register moves (IMAD.MOV: 49 in d 64 64x256's step),
-// recomputed addresses, the FragOffsets tables reloaded (LDL: 19-31 per step
-// at d 64 128x128 and d 128 64x128) and spills (LDL/STL of accumulators and
-// addresses: 105 per step at d 64 64x256, 154 at d 128 128x128, STL among
-// them). The d 64 limit kernels' epilogues execute 44-47 fewer integer
+// (fma, alu) in the step and the epilogue. Read off the walks, not modelled:
+// register moves (IMAD.MOV: 49 in d 64 64x256's step) and recomputed
+// addresses. Their LDL/STL (the FragOffsets tables reloaded, 19-31 per step at
+// d 64 128x128 and d 128 64x128; spills of accumulators and addresses, 105 per
+// step at d 64 64x256, 154 at d 128 128x128) are fa2_local_memory.inc's, in
+// issue order. The d 64 limit kernels' epilogues execute 44-47 fewer integer
 // instructions than the program (left as they are: once per CTA).
 struct Fa2BwdRegisterLimit {
-  int step_fma, step_alu, step_local, epi_fma, epi_alu, epi_local;
+  int step_fma, step_alu, epi_fma, epi_alu;
 };
 Fa2BwdRegisterLimit fa2_bwd_register_limit(int d, int bm, int bn) {
-  if (d == 64 && bm == 128 && bn == 128) return {25, 46, 28, 0, 0, 16};
-  if (d == 64 && bm == 64 && bn == 256) return {48, 38, 105, 0, 0, 52};
-  if (d == 128 && bm == 64 && bn == 128) return {8, 68, 19, 2, 23, 24};
-  if (d == 128 && bm == 128 && bn == 128) return {7, 167, 154, 0, 18, 73};
-  return {0, 0, 0, 0, 0, 0};
+  if (d == 64 && bm == 128 && bn == 128) return {25, 46, 0, 0};
+  if (d == 64 && bm == 64 && bn == 256) return {48, 38, 0, 0};
+  if (d == 128 && bm == 64 && bn == 128) return {8, 68, 2, 23};
+  if (d == 128 && bm == 128 && bn == 128) return {7, 167, 0, 18};
+  return {0, 0, 0, 0};
 }
 
 // n independent instructions on one pipe; the last one's value (an address
@@ -711,7 +716,7 @@ WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
                    (masked ? " masked" : ""));
   b.repeat(Pipe::fma, kFa2BwdStepOverheadFma + limit.step_fma);
   b.repeat(Pipe::alu, kFa2BwdStepOverheadAlu + limit.step_alu);
-  for (int k = 0; k < kFa2BwdStepLocalLoads + limit.step_local; ++k) b.local_access();  // LDL (STL among them)
+  emit_fa2_locals(b, true, d, bm, bn, masked ? LocalRegion::masked : LocalRegion::step);
   b.alu();  // cp.async.wait (DEPBAR): Q_i, dO_i landed
   b.barrier();
   if (two_stages) emit_fa2_bwd_q_do_copy(b, chunks);  // the next Q, dO into the other stage
@@ -785,7 +790,7 @@ WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
   ProgramBuilder b("fa2_bwd epilogue");
   b.repeat(Pipe::fma, 3 + limit.epi_fma);
   b.repeat(Pipe::alu, 4 + limit.epi_alu);
-  for (int k = 0; k < limit.epi_local; ++k) b.local_access();  // LDL / STL
+  emit_fa2_locals(b, true, d, bm, bn, LocalRegion::epilogue);
   b.alu();  // cp.async.wait_group 0
   b.barrier();
   const int pairs = mf * 2 * nt;  // element pairs per tile

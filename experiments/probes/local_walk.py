@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""FA2's local memory (LDL/STL: register spills and register-indexed tables) along the walks of
+fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue) the
+sequence of local accesses one warp issues, as `L` (LDL) or `S` (STL), the bytes per lane, and
+the stack offset (`x`: an address in a register, i.e. an indexed table).
+
+    experiments/probes/local_walk.py LISTING [BMxBN ...]        (fwd or bwd from the file name)
+    experiments/probes/local_walk.py LISTING ... --reuse WARPS:L1_BYTES
+
+Local memory is interleaved by 4-byte word: word w of the 32 lanes of a warp is one 128-byte line,
+so an access of B bytes per lane at offset o touches lines o/4 .. o/4 + B/4 - 1 of the warp's own.
+--reuse prints, for WARPS resident warps that run the step in lockstep and an L1 of L1_BYTES left
+for local memory (LRU), the share of LDL sectors that hit: a line hits when WARPS x (the distinct
+lines the warp touched since its last access to it, the step repeating) fits in the L1's lines.
+"""
+import importlib.util
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+sw, fwd, bwd = load("sass_walk"), load("fa2_fwd_walk"), load("fa2_bwd_walk")
+LOCAL = re.compile(r"^(LDL|STL)(\.LU)?(?:\.(64|128|U8|S8|U16|S16))?$")
+
+
+REG = re.compile(r"\bR(\d+)\b")
+
+
+def use_distance(code, addrs, i, width):
+    """Instructions from the LDL at addrs[i] to the first one that reads a register it loads
+    (-1: none before the walk's end, e.g. a value for the next step)."""
+    first = int(REG.search(sw.parse(code[addrs[i]])[2]).group(1))
+    dest = set(range(first, first + max(1, width // 4)))
+    for k in range(i + 1, len(addrs)):
+        pred, op, args = sw.parse(code[addrs[k]])
+        pred_regs = set()
+        # Stores read every operand; other instructions read all but their first (the destination).
+        operands = args if op.startswith(('ST', 'RED', 'BRA')) else args.split(',', 1)[1] if ',' in args else ''
+        read = {int(r) for r in REG.findall(operands)}
+        for r in list(read):  # a .64/.128 operand names its first register only
+            if re.search(rf"\bR{r}\.64\b", operands) or op.endswith('.64'):
+                read.add(r + 1)
+        if read & dest:
+            return k - i
+        # Overwritten before any read: nothing waits for the load's value there.
+        written = REG.search(args.split(',', 1)[0]) if not op.startswith(('ST', 'RED', 'BRA', 'BAR')) else None
+        if written and int(written.group(1)) in dest and not op.startswith('LDL'):
+            dest.discard(int(written.group(1)))
+            if not dest:
+                return -1
+    return -1
+
+
+def accesses(code, addrs):
+    """[(kind 'L'|'U'|'S', bytes per lane, offset or 'x...', use distance)] of the local
+    instructions at addrs (U: LDL.LU, the last use of the stack word)."""
+    out = []
+    for i, a in enumerate(addrs):
+        pred, op, args = sw.parse(code[a])
+        m = LOCAL.match(op)
+        if not m:
+            continue
+        width = {None: 4, '64': 8, '128': 16}.get(m.group(3), 4)
+        mem = re.search(r"\[([^\]]+)\]", args).group(1).replace(' ', '')
+        o = re.fullmatch(r"R1(?:\+(0x[0-9a-f]+|\d+))?", mem)
+        kind = 'S' if m.group(1) == 'STL' else 'U' if m.group(2) else 'L'
+        off = int(o.group(1), 0) if o and o.group(1) else 0 if o else f"x{a:x}"
+        out.append((kind, width, off, use_distance(code, addrs, i, width) if kind != 'S' else -1))
+    return out
+
+
+def fwd_regions(listing, d, bm, bn):
+    code, order = sw.read_function(listing, rf"fa2_forward_kernelI6__halfLi{d}ELi{bm}ELi{bn}ELb0E")
+    out = {}
+    for name, which in (('step', 0), ('masked', 1)):
+        lo, hi = fwd.main_loop(code, order, which)
+        br = fwd.decide(code, order, lo, hi + 1)
+        br[f"{hi:x}"] = False
+        out[name] = accesses(code, sw.path(code, order, lo, order[order.index(hi) + 1], br))
+    lo, exit_, br = fwd.epilogue_walk(code, order)
+    out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
+    return out
+
+
+def bwd_regions(listing, d, bm, bn):
+    code, order = sw.read_function(listing, rf"fa2_backward_kernelI6__halfLi{d}ELi{bm}ELi{bn}EE")
+    lo, hi = bwd.main_loop(code, order)
+    stop = order[order.index(hi) + 1]
+    out = {}
+    for name, masked in (('step', False), ('masked', True)):
+        out[name] = accesses(code, sw.path(code, order, lo, stop, bwd.decide(code, order, lo, hi, masked)))
+    lo, exit_, br = bwd.epilogue_walk(code, order, hi)
+    out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
+    return out
+
+
+def lines(acc):
+    kind, width, off = acc[:3]
+    if isinstance(off, str):
+        return [off]  # an indexed table: one line per instruction (its rows are few)
+    return [off // 4 + k for k in range(max(1, width // 4))]
+
+
+def hit_share(seq, warps, l1_bytes):
+    """Share of the LDL sectors of one pass of the (repeating) sequence that hit (see --reuse)."""
+    capacity = l1_bytes // 128
+    touched = [lines(a) for a in seq]
+    flat = [(i, ln) for i, ls in enumerate(touched) for ln in ls]
+    n = len(flat)
+    hits = total = 0
+    for j, (i, ln) in enumerate(flat):
+        if seq[i][0] != 'L':
+            continue
+        total += 1
+        seen = set()
+        for k in range(1, n + 1):  # back through the previous pass
+            _, other = flat[(j - k) % n]
+            if other == ln:
+                break
+            seen.add(other)
+        hits += warps * len(seen) < capacity
+    return hits / total if total else float('nan')
+
+
+def fmt(seq):
+    return " ".join(f"{k}{w}:{o if isinstance(o, str) else hex(o)}" + (f"@{u}" if u >= 0 else "") for k, w, o, u in seq)
+
+
+def token(acc, tables):
+    """One access as the .inc table spells it: KIND BYTES (+OFFSET | tTABLE) [@DISTANCE]."""
+    k, w, o, u = acc
+    where = f"t{tables.setdefault(o, len(tables))}" if isinstance(o, str) else f"+{o}"
+    return f"{k}{w}{where}" + (f"@{u}" if u >= 0 else "")
+
+
+def functions(listing, pattern):
+    names = re.findall(r"Function : (\S+)", open(listing).read())
+    return [tuple(map(int, m.groups())) for n in names for m in [re.search(pattern, n)] if m]
+
+
+def inc(listings):
+    """The X-macro rows of sim/schedule/fa2_local_memory.inc for every fp16 FA2 kernel of the listings."""
+    rows = []
+    for listing in listings:
+        bwd_file = 'bwd' in os.path.basename(listing)
+        pat = r"fa2_backward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)EE" if bwd_file else r"fa2_forward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)ELb0E"
+        for d, bm, bn in sorted(set(functions(listing, pat))):
+            out = (bwd_regions if bwd_file else fwd_regions)(listing, d, bm, bn)
+            for region in ('step', 'masked', 'epilogue'):
+                seq = out[region]
+                if not seq:
+                    continue
+                tables = {}
+                body = " ".join(token(a, tables) for a in seq)
+                rows.append(f'X({"bwd" if bwd_file else "fwd"}, {d}, {bm}, {bn}, {region}, "{body}")')
+    return rows
+
+
+def main():
+    if sys.argv[1:2] == ['--inc']:
+        print("\n".join(inc(sys.argv[2:])))
+        return
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    reuse = next((sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == '--reuse'), None)
+    args = [a for a in args if a != reuse]
+    listing = args[0]
+    d = 128 if 'd128' in listing else 64
+    regions = bwd_regions if 'bwd' in os.path.basename(listing) else fwd_regions
+    for t in args[1:]:
+        bm, bn = map(int, t.split('x'))
+        out = regions(listing, d, bm, bn)
+        for name, seq in out.items():
+            lds = [a for a in seq if a[0] in 'LU']
+            sts = [a for a in seq if a[0] == 'S']
+            line = (f"d{d} {bm}x{bn} {name:8} LDL {len(lds)} ({sum(a[1] for a in lds) * 32} B) "
+                    f"STL {len(sts)} ({sum(a[1] for a in sts) * 32} B) lines {len({l for a in seq for l in lines(a)})}")
+            if reuse and name == 'step':
+                w, l1 = map(int, reuse.split(':'))
+                line += f" LDL hit share {hit_share(seq, w, l1):.3f}"
+            print(line)
+            if os.environ.get('SEQ'):
+                print(f"    {fmt(seq)}")
+
+
+if __name__ == '__main__':
+    main()

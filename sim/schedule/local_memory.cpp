@@ -1,0 +1,154 @@
+#include "sim/schedule/local_memory.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+namespace iosim::schedule {
+
+namespace {
+
+struct Row {
+  bool backward;
+  int d, bm, bn;
+  LocalRegion region;
+  const char* tokens;
+};
+
+constexpr bool fwd = false, bwd = true;
+constexpr LocalRegion step = LocalRegion::step, masked = LocalRegion::masked, epilogue = LocalRegion::epilogue;
+constexpr Row kRows[] = {
+#define X(pass, d, bm, bn, region, tokens) {pass, d, bm, bn, region, tokens},
+#include "sim/schedule/fa2_local_memory.inc"
+#undef X
+};
+
+// Indexed tables' lines: words past any stack frame (the largest is 1376 B).
+constexpr std::int32_t kTableWord = 1 << 20;
+
+int number(std::string_view s, const char* row) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    throw std::logic_error(std::string("fa2_local_memory.inc: bad number in \"") + row + "\"");
+  return v;
+}
+
+// "L4+52@20" -> {load, 4, 13, 20}; "U8t1" -> {last_load, 8, table 1, -1}.
+LocalAccess parse(std::string_view t, const char* row) {
+  LocalAccess a;
+  switch (t.front()) {
+    case 'L': a.kind = LocalAccess::Kind::load; break;
+    case 'U': a.kind = LocalAccess::Kind::last_load; break;
+    case 'S': a.kind = LocalAccess::Kind::store; break;
+    default: throw std::logic_error(std::string("fa2_local_memory.inc: bad kind in \"") + row + "\"");
+  }
+  t.remove_prefix(1);
+  const size_t at = t.find('@');
+  if (at != std::string_view::npos) {
+    a.use_distance = number(t.substr(at + 1), row);
+    t = t.substr(0, at);
+  }
+  const size_t where = t.find_first_of("+t");
+  if (where == std::string_view::npos) throw std::logic_error(std::string("fa2_local_memory.inc: no place in \"") + row + "\"");
+  a.lane_bytes = number(t.substr(0, where), row);
+  const int n = number(t.substr(where + 1), row);
+  a.word = t[where] == '+' ? n / 4 : kTableWord + n;
+  return a;
+}
+
+std::vector<LocalAccess> parse_row(const char* tokens) {
+  std::vector<LocalAccess> out;
+  std::string_view s(tokens);
+  while (!s.empty()) {
+    const size_t sp = s.find(' ');
+    const std::string_view t = s.substr(0, sp);
+    if (!t.empty()) out.push_back(parse(t, tokens));
+    if (sp == std::string_view::npos) break;
+    s.remove_prefix(sp + 1);
+  }
+  return out;
+}
+
+using Key = std::tuple<bool, int, int, int, LocalRegion>;
+
+const std::map<Key, std::vector<LocalAccess>>& table() {
+  static const std::map<Key, std::vector<LocalAccess>> t = [] {
+    std::map<Key, std::vector<LocalAccess>> m;
+    for (const Row& r : kRows) m[{r.backward, r.d, r.bm, r.bn, r.region}] = parse_row(r.tokens);
+    return m;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const std::vector<LocalAccess>& fa2_local_accesses(bool backward, int d, int bm, int bn, LocalRegion region) {
+  static const std::vector<LocalAccess> none;
+  const auto& t = table();
+  const auto it = t.find({backward, d, bm, bn, region});
+  return it == t.end() ? none : it->second;
+}
+
+std::vector<bool> local_hits(const std::vector<LocalAccess>& seq, i64 resident_warps, i64 l1_bytes, bool repeating) {
+  // The (access, line) touches of one pass, in order.
+  std::vector<std::pair<size_t, std::int32_t>> touches;
+  for (size_t i = 0; i < seq.size(); ++i)
+    for (std::int32_t k = 0; k < seq[i].lines(); ++k) touches.emplace_back(i, seq[i].word + k);
+  const size_t n = touches.size();
+  const i64 capacity = l1_bytes / 128;
+  // A word the sequence loads but never stores was spilled before it (the
+  // prologue): its line stays while all the warps' lines fit.
+  std::unordered_map<std::int32_t, bool> distinct;
+  for (const auto& [i, line] : touches) distinct[line] = true;
+  const bool frame_fits = resident_warps * static_cast<i64>(distinct.size()) < capacity;
+  std::vector<bool> hit(seq.size(), true);
+  std::unordered_map<std::int32_t, bool> dead;  // lines seen going back, and whether a last-use load dropped them
+  for (size_t j = 0; j < n; ++j) {
+    const auto [i, line] = touches[j];
+    if (!seq[i].is_load()) continue;
+    dead.clear();
+    bool found = false, dropped = false;
+    for (size_t k = 1; k <= (repeating ? n : j); ++k) {  // back through the previous pass
+      const auto [other_i, other] = touches[(j + n - k) % n];
+      if (other == line) {
+        found = true;
+        dropped = seq[other_i].kind == LocalAccess::Kind::last_load;
+        break;
+      }
+      dead.try_emplace(other, seq[other_i].kind == LocalAccess::Kind::last_load);  // the latest touch decides
+    }
+    i64 live = 0;
+    for (const auto& [l, is_dead] : dead) live += is_dead ? 0 : 1;
+    if (!found ? !frame_fits : dropped || resident_warps * live >= capacity) hit[i] = false;
+  }
+  return hit;
+}
+
+i64 l1_bytes_beside_smem(i64 l1_smem_bytes, i64 smem_bytes, int cc_major, int cc_minor) {
+  // The carve-outs each architecture offers, KiB (CUDA C++ Programming Guide,
+  // the compute capabilities' shared-memory sections); others: exactly what
+  // the CTAs take.
+  static const std::vector<i64> cc70 = {0, 8, 16, 32, 64, 96}, cc75 = {32, 64},
+                                 cc80 = {0, 8, 16, 32, 64, 100, 132, 164}, cc86 = {0, 8, 16, 32, 64, 100},
+                                 cc90 = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+  const std::vector<i64>* options = cc_major == 9                         ? &cc90
+                                    : cc_major == 8 && cc_minor == 0      ? &cc80
+                                    : cc_major == 8                       ? &cc86
+                                    : cc_major == 7 && cc_minor == 5      ? &cc75
+                                    : cc_major == 7                       ? &cc70
+                                                                          : nullptr;
+  i64 carveout = smem_bytes;
+  if (options) {
+    const auto it = std::find_if(options->begin(), options->end(), [&](i64 kib) { return kib * 1024 >= smem_bytes; });
+    carveout = it == options->end() ? options->back() * 1024 : *it * 1024;
+  }
+  return std::max<i64>(0, l1_smem_bytes - carveout);
+}
+
+}  // namespace iosim::schedule
