@@ -46,9 +46,9 @@ def spearman(x, y):
     return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
 
 
-def shapes():
+def shapes(name="shapes.txt"):
     out = []
-    for line in open(os.path.join(HERE, "shapes.txt")):
+    for line in open(os.path.join(HERE, name)):
         line = line.strip()
         if line and not line.startswith("#"):
             name, flags = line.split(";", 1)
@@ -111,6 +111,7 @@ def main():
     ap.add_argument("measured")
     ap.add_argument("--predictions")
     ap.add_argument("--out")
+    ap.add_argument("--shapes", default="shapes.txt", help="the list of shapes (a file of this folder) [shapes.txt]")
     a = ap.parse_args()
     if not os.path.isdir(a.measured):
         sys.exit(f"analyze: no folder {a.measured}")
@@ -123,7 +124,7 @@ def main():
     out_dir = a.out or os.path.join(HERE, "results", tag)
     os.makedirs(out_dir, exist_ok=True)
     results, missing = [], []
-    for name, flags in shapes():
+    for name, flags in shapes(a.shapes):
         r, m = analyze_shape(name, flags, pred_dir, a.measured)
         missing += m
         if r:

@@ -25,7 +25,7 @@ for prof in "${profiles[@]}"; do
     echo "iosim commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- sim 2>/dev/null || echo ' (sim/ modified)')"
     echo "commands:"
   } > "$dir/README.txt"
-  grep -v '^#' "$here/shapes.txt" | grep -v '^[[:space:]]*$' | while IFS=';' read -r name flags; do
+  grep -v '^#' "$here/${SHAPES:-shapes.txt}" | grep -v '^[[:space:]]*$' | while IFS=';' read -r name flags; do
     cmd="iosim explore --compiled-only --format csv --profile $prof $flags"
     echo "  $cmd > $name.csv" >> "$dir/README.txt"
     # shellcheck disable=SC2086

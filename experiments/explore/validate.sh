@@ -14,12 +14,14 @@
 # device-name.txt. After every shape OUTDIR is packed into TAR_TO (default
 # $OUT/<OUTDIR's name>-partKofN.tar.gz when $OUT is set, as on the device machine).
 # Env: BENCH_ITERS [7], BENCH_WARMUP [2], CONFIG_TIMEOUT [60] s per bench call, DRY_RUN=1 (print the
-# commands and the count only; needs neither a GPU nor the binary).
+# commands and the count only; needs neither a GPU nor the binary), SHAPES [shapes.txt: another list
+# of shapes in this folder, e.g. shapes-blind-2026-11-28.txt].
 # Budget: about 360 bench calls of ~1-1.5 s (the process start dominates): ~8 minutes in all; split
 # it with --part 1/2 and --part 2/2 when one call must stay shorter.
 # Then, here: experiments/explore/analyze.py --predictions DIR OUTDIR.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+shapes_file=$here/${SHAPES:-shapes.txt}
 usage() { sed -n '2,3p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 bins=$1
@@ -76,7 +78,7 @@ if [ -z "$pred" ]; then
 fi
 [ -d "$pred" ] || { echo "validate: no predictions folder $pred (run experiments/explore/predict.sh)" >&2; exit 2; }
 
-mapfile -t lines < <(grep -v '^#' "$here/shapes.txt" | grep -v '^[[:space:]]*$' | awk -v k="$k" -v n="$n" '(NR - 1) % n == k - 1')
+mapfile -t lines < <(grep -v '^#' "$shapes_file" | grep -v '^[[:space:]]*$' | awk -v k="$k" -v n="$n" '(NR - 1) % n == k - 1')
 if [ -n "$only" ]; then
   mapfile -t lines < <(printf '%s\n' "${lines[@]}" | awk -F';' -v re="$only" '$1 ~ re')
 fi
@@ -91,7 +93,7 @@ pack() {
 }
 if [ -z "$dry" ]; then
   {
-    echo "part: $part of $here/shapes.txt ($(sha256sum "$here/shapes.txt" | cut -c1-16)), ${#lines[@]} shapes${only:+, --only $only}"
+    echo "part: $part of $shapes_file ($(sha256sum "$shapes_file" | cut -c1-16)), ${#lines[@]} shapes${only:+, --only $only}"
     echo "predictions: $pred"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(hostname)"
