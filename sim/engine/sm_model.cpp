@@ -319,6 +319,13 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
     double e = std::max({t, x.not_before, x.next_issue});
     for (int s = 0; s < in.sources; ++s) e = std::max(e, x.ready[static_cast<size_t>(in.source[s])]);
     // A wgmma does not wait for the tensor pipe: it queues there (below).
+    // Known: the simulation steps whole cycles, so a fractional interval is
+    // rounded up at every issue (FMA's 1.06 cycles per warp instruction runs
+    // at 2, ALU's 2.05 at 3). Carrying the fraction instead (tried
+    // 2026-11-28) makes the ALU-bound row softmax right (1.32 -> 0.94 of
+    // measured) but the grid's held-out pass time 11% off instead of 5.6%:
+    // the rounding stands in for costs the programs lack, IMAD's half rate
+    // (fmaheavy only) first among them (docs/engine.md, "Pipe intervals").
     if (in.pipe != Pipe::barrier && in.op != schedule::Op::wgmma)
       e = std::max(e, pipe_free[static_cast<size_t>(x.smsp)][static_cast<size_t>(in.pipe)]);
     // Shared-memory instructions queue for the SM's port (the MIO queue):
