@@ -133,7 +133,8 @@ Prediction prediction_of(const engine::SimulationResult& sim) {
   p.seconds = t.seconds;
   p.dram_read_bytes = t.dram_read_bytes;
   p.dram_write_bytes = t.dram_write_bytes;
-  p.l2_bytes = t.request_read_bytes() + t.request_write_bytes();
+  // What the crossbar carries: the trace's requests and the warps' spills.
+  p.l2_bytes = t.request_read_bytes() + t.request_write_bytes() + t.local.store_bytes + t.local.miss_bytes;
   const auto all = t.l2.total();
   p.l2_hit_rate = all.hit_sectors + all.miss_sectors > 0
                       ? static_cast<double>(all.hit_sectors) / static_cast<double>(all.hit_sectors + all.miss_sectors)
@@ -256,7 +257,7 @@ void write_text(std::ostream& out, const Exploration& x) {
                   p.bound.c_str());
     out << line;
   }
-  out << "\nstages: FA2 backward's Q/dO buffers. DRAM: read + write; L2: SM<->L2 bytes (read + write);\n"
+  out << "\nstages: FA2 backward's Q/dO buffers. DRAM: read + write; L2: SM<->L2 bytes (read + write, register spills included);\n"
          "CTA/SM and waves of the longest kernel.\n";
   const std::size_t unfit = static_cast<std::size_t>(std::count_if(x.all.begin(), x.all.end(), [](const Candidate& c) { return !c.fits; }));
   if (unfit > 0) {

@@ -47,7 +47,7 @@ std::string no_fit_message(const std::vector<Candidate>& all, workload::Algorith
 struct Prediction {
   double seconds = 0;
   i64 dram_read_bytes = 0, dram_write_bytes = 0;
-  i64 l2_bytes = 0;  // SM<->L2 requests, read + write (the SRAM<->global traffic)
+  i64 l2_bytes = 0;  // SM<->L2 bytes, read + write: the trace's requests and the register spills' traffic
   double l2_hit_rate = 0;
   i64 ctas_per_sm = 0, waves = 0;   // of the longest kernel
   std::string occupancy_limiter;   // of the longest kernel
