@@ -5,13 +5,12 @@ sequence of local accesses one warp issues, as `L` (LDL) or `S` (STL), the bytes
 the stack offset (`x`: an address in a register, i.e. an indexed table).
 
     experiments/probes/local_walk.py LISTING [BMxBN ...]        (fwd or bwd from the file name)
-    experiments/probes/local_walk.py LISTING ... --reuse WARPS:L1_BYTES
+    experiments/probes/local_walk.py --inc LISTING...          (the rows of sim/schedule/fa2_local_memory.inc)
 
 Local memory is interleaved by 4-byte word: word w of the 32 lanes of a warp is one 128-byte line,
 so an access of B bytes per lane at offset o touches lines o/4 .. o/4 + B/4 - 1 of the warp's own.
---reuse prints, for WARPS resident warps that run the step in lockstep and an L1 of L1_BYTES left
-for local memory (LRU), the share of LDL sectors that hit: a line hits when WARPS x (the distinct
-lines the warp touched since its last access to it, the step repeating) fits in the L1's lines.
+Which loads the L1 serves is the simulator's rule (schedule::local_hits), tested against the
+measurement in tests/test_local_memory.cpp.
 """
 import importlib.util
 import os
@@ -110,27 +109,6 @@ def lines(acc):
     return [off // 4 + k for k in range(max(1, width // 4))]
 
 
-def hit_share(seq, warps, l1_bytes):
-    """Share of the LDL sectors of one pass of the (repeating) sequence that hit (see --reuse)."""
-    capacity = l1_bytes // 128
-    touched = [lines(a) for a in seq]
-    flat = [(i, ln) for i, ls in enumerate(touched) for ln in ls]
-    n = len(flat)
-    hits = total = 0
-    for j, (i, ln) in enumerate(flat):
-        if seq[i][0] != 'L':
-            continue
-        total += 1
-        seen = set()
-        for k in range(1, n + 1):  # back through the previous pass
-            _, other = flat[(j - k) % n]
-            if other == ln:
-                break
-            seen.add(other)
-        hits += warps * len(seen) < capacity
-    return hits / total if total else float('nan')
-
-
 def fmt(seq):
     return " ".join(f"{k}{w}:{o if isinstance(o, str) else hex(o)}" + (f"@{u}" if u >= 0 else "") for k, w, o, u in seq)
 
@@ -169,9 +147,7 @@ def main():
     if sys.argv[1:2] == ['--inc']:
         print("\n".join(inc(sys.argv[2:])))
         return
-    args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    reuse = next((sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == '--reuse'), None)
-    args = [a for a in args if a != reuse]
+    args = sys.argv[1:]
     listing = args[0]
     d = 128 if 'd128' in listing else 64
     regions = bwd_regions if 'bwd' in os.path.basename(listing) else fwd_regions
@@ -183,9 +159,6 @@ def main():
             sts = [a for a in seq if a[0] == 'S']
             line = (f"d{d} {bm}x{bn} {name:8} LDL {len(lds)} ({sum(a[1] for a in lds) * 32} B) "
                     f"STL {len(sts)} ({sum(a[1] for a in sts) * 32} B) lines {len({l for a in seq for l in lines(a)})}")
-            if reuse and name == 'step':
-                w, l1 = map(int, reuse.split(':'))
-                line += f" LDL hit share {hit_share(seq, w, l1):.3f}"
             print(line)
             if os.environ.get('SEQ'):
                 print(f"    {fmt(seq)}")

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace iosim::schedule {
 
@@ -104,8 +105,8 @@ std::vector<bool> local_hits(const std::vector<LocalAccess>& seq, i64 resident_w
   const i64 capacity = l1_bytes / 128;
   // A word the sequence loads but never stores was spilled before it (the
   // prologue): its line stays while all the warps' lines fit.
-  std::unordered_map<std::int32_t, bool> distinct;
-  for (const auto& [i, line] : touches) distinct[line] = true;
+  std::unordered_set<std::int32_t> distinct;
+  for (const auto& [i, line] : touches) distinct.insert(line);
   const bool frame_fits = resident_warps * static_cast<i64>(distinct.size()) < capacity;
   std::vector<bool> hit(seq.size(), true);
   std::unordered_map<std::int32_t, bool> dead;  // lines seen going back, and whether a last-use load dropped them
