@@ -161,8 +161,9 @@ BOOST_AUTO_TEST_CASE(the_ranking_is_the_order_of_independent_simulate_runs) {
 
 // The SM<->L2 bytes are what the crossbar carries: the trace's requests and,
 // for a tile at the register limit, its spills (FA2 backward d 128 128 x 128
-// spills 600 bytes per thread; 64 x 128's local loads all hit the L1 and its
-// steps store none), as `simulate`'s JSON gives them.
+// spills 600 bytes per thread; 64 x 128's local loads all hit the L1 and only
+// its prologue stores, 200 bytes a thread once per CTA), as `simulate`'s JSON
+// gives them.
 BOOST_AUTO_TEST_CASE(the_sm_l2_bytes_count_the_register_spills) {
   const std::string problem = "--profile h200 --algo fa2 --pass bwd --heads 8 --seq 1024 --head-dim 128";
   const auto tree = explore_json(problem + " --compiled-only");
@@ -176,7 +177,7 @@ BOOST_AUTO_TEST_CASE(the_sm_l2_bytes_count_the_register_spills) {
       spills += k.get<long long>("local.store_bytes", 0) + k.get<long long>("local.load_l1_miss_bytes", 0);
     BOOST_TEST(c.get<long long>("l2_bytes") == s.get<long long>("requests.total_bytes") + spills, tile);
     if (tile == "128x128") BOOST_TEST(spills > 0);
-    if (tile == "64x128") BOOST_TEST(spills == 0);
+    if (tile == "64x128") BOOST_TEST(spills == 200 * 256 * 8 * (1024 / 128));  // bytes x threads x CTAs
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """FA2's local memory (LDL/STL: register spills and register-indexed tables) along the walks of
-fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue) the
+fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue; the backward's prologue) the
 sequence of local accesses one warp issues, as `L` (LDL) or `S` (STL), the bytes per lane, and
 the stack offset (`x`: an address in a register, i.e. an indexed table).
 
@@ -97,8 +97,13 @@ def bwd_regions(listing, d, bm, bn):
     out = {}
     for name, masked in (('step', False), ('masked', True)):
         out[name] = accesses(code, sw.path(code, order, lo, stop, bwd.decide(code, order, lo, hi, masked)))
-    lo, exit_, br = bwd.epilogue_walk(code, order, hi)
-    out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
+    lo2, exit_, br = bwd.epilogue_walk(code, order, hi)
+    out['epilogue'] = accesses(code, sw.path(code, order, lo2, exit_, br))
+    # The prologue: every local access placed before the main loop, in address order (the blocks
+    # there are the CTA's set-up and the loop's preheader; no walk decides their branches). Its
+    # STLs spill what the set-up computed, once per CTA: per thread they equal, byte for byte,
+    # what Nsight Compute's crossbar writes exceed the trace by (docs/engine.md, "Local memory").
+    out['prologue'] = accesses(code, [a for a in order if a < lo])
     return out
 
 
@@ -133,8 +138,8 @@ def inc(listings):
         pat = r"fa2_backward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)EE" if bwd_file else r"fa2_forward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)ELb0E"
         for d, bm, bn in sorted(set(functions(listing, pat))):
             out = (bwd_regions if bwd_file else fwd_regions)(listing, d, bm, bn)
-            for region in ('step', 'masked', 'epilogue'):
-                seq = out[region]
+            for region in ('prologue', 'step', 'masked', 'epilogue'):
+                seq = out.get(region, [])
                 if not seq:
                     continue
                 tables = {}

@@ -321,7 +321,10 @@ class KernelRunner {
   bool program_compute(Slot& s, u32 id, double t, const Buffered& b) {
     if (!programs_) return false;
     const schedule::WarpProgram* prog = programs_->find(b.step.compute.program);
-    if (b.step.compute.program >= 0 && !prog) return false;
+    // A step tagged with a program its kernel lacks times by its work, if it
+    // has any (a kernel without spills has no FA2 backward prologue to run).
+    const auto& c = b.step.compute;
+    if (c.program >= 0 && !prog && (c.tensor_flops > 0 || c.fp32_ops > 0 || c.sfu_ops > 0)) return false;
     const i64 ctas = std::max<i64>(1, resident_[static_cast<size_t>(s.sm)]);
     // A program that loads its own tiles runs while they arrive: its load
     // waits are the engine's rounds, so it is timed without them, from the

@@ -22,7 +22,8 @@ struct Row {
 };
 
 constexpr bool fwd = false, bwd = true;
-constexpr LocalRegion step = LocalRegion::step, masked = LocalRegion::masked, epilogue = LocalRegion::epilogue;
+constexpr LocalRegion prologue = LocalRegion::prologue, step = LocalRegion::step, masked = LocalRegion::masked,
+                      epilogue = LocalRegion::epilogue;
 constexpr Row kRows[] = {
 #define X(pass, d, bm, bn, region, tokens) {pass, d, bm, bn, region, tokens},
 #include "sim/schedule/fa2_local_memory.inc"

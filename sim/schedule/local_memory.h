@@ -32,7 +32,7 @@ struct LocalAccess {
   i64 warp_bytes() const { return 32 * i64{lane_bytes}; }
 };
 
-enum class LocalRegion { step, masked, epilogue };
+enum class LocalRegion { prologue, step, masked, epilogue };
 
 // One warp's local accesses of fa2_forward_kernel (backward = false) or
 // fa2_backward_kernel at (d, B_r, B_c) in `region`, in issue order; empty

@@ -212,7 +212,7 @@ void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads)
 
 // The kernel's LDL/STL in the order its SASS issues them (fa2_local_memory.inc).
 void emit_fa2_locals(ProgramBuilder& b, bool backward, int d, int bm, int bn, LocalRegion region) {
-  if (region == LocalRegion::epilogue) b.runs_once();
+  if (region == LocalRegion::epilogue || region == LocalRegion::prologue) b.runs_once();
   for (const LocalAccess& a : fa2_local_accesses(backward, d, bm, bn, region)) b.local_access(a);
 }
 
@@ -774,6 +774,16 @@ WarpProgram fa2_backward_step(int d, int bm, int bn, i64 elem, bool masked) {
     const V row = b.alu();
     for (int nt = 0; nt < q_nt; ++nt) b.red(dq.at(r / 2, nt, q_nt), row);
   }
+  return b.take();
+}
+
+// The prologue's register spills: the STLs (and the odd LDL) the SASS places
+// before the main loop, once per CTA, beside the K_j, V_j copy. Only these
+// are modelled: the set-up's arithmetic is not (an empty program where the
+// kernel spills nothing there).
+WarpProgram fa2_backward_prologue(int d, int bm, int bn) {
+  ProgramBuilder b("fa2_bwd prologue");
+  emit_fa2_locals(b, true, d, bm, bn, LocalRegion::prologue);
   return b.take();
 }
 
@@ -1971,6 +1981,7 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       put(out, kMainStep, fa2_backward_step(d, bm, bn, elem, false));
       put(out, kMaskedStep, fa2_backward_step(d, bm, bn, elem, true));
       put(out, kEpilogue, fa2_backward_epilogue(d, bm, bn, elem));
+      put(out, kPrologue, fa2_backward_prologue(d, bm, bn));
       out.tensor = true;
       break;
     }

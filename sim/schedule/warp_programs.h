@@ -19,7 +19,8 @@ enum StepProgram : int {
   kMaskedStep = 1,  // the same with the element mask (causal diagonal, ragged last block)
   kEpilogue = 2,    // after the loop: normalise and write the outputs (GEMM: a tile's C, all but the CTA's last)
   kKeyLoad = 3,     // FA1: the outer loop's K_j, V_j loads
-  kPrologue = 4,    // FA1: O, l, m (forward) or dK, dV, dQaccum (backward) initialised in global memory
+  kPrologue = 4,    // FA1: O, l, m (forward) or dK, dV, dQaccum (backward) initialised in global memory;
+                    // FA2 backward: the spills of its set-up, with the K_j, V_j loads
   kFinalStep = 5,   // FA1 backward: dQaccum -> dQ; GEMM: the CTA's last tile's C, with its one-time work
   kKeyStore = 6,    // FA1 backward: dK_j, dV_j written
   kStatsPass = 7,   // row softmax of a row longer than shared memory: the statistics pass

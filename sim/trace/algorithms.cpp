@@ -158,6 +158,7 @@ Generator<Step> fa2_backward_cta(const schedule::Fa2BackwardSchedule& s, i64 x, 
   Step step;
   step.load(rd(TensorId::K, b, kvh, c0, cols, 0, d));
   step.load(rd(TensorId::V, b, kvh, c0, cols, 0, d));
+  step.compute.program = schedule::kPrologue;
   co_yield step;
   const auto work = s.work_items(cta);
   for (auto w = work.first(); !work.done(w); w = work.next(t, w)) {

@@ -246,7 +246,8 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink
     s += " grid=" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z);
     s += " threads=" + std::to_string(r.threads) + " smem=" + std::to_string(r.smem_bytes) +
          " regs=" + std::to_string(r.regs_per_thread) + " stages=" + std::to_string(k->pipeline_stages()) + "\n";
-    if (const auto progs = k->programs()) put_programs(s, *progs);
+    const auto progs = k->programs();
+    if (progs) put_programs(s, *progs);
     out << s;
     for (i64 z = 0; z < g.z; ++z)
       for (i64 y = 0; y < g.y; ++y)
@@ -264,7 +265,10 @@ void write_trace_file(std::ostream& out, const AlgorithmTrace& run, ProgressSink
             put(s, step.compute.tensor_flops);
             put(s, step.compute.fp32_ops);
             put(s, step.compute.sfu_ops);
-            if (step.compute.program >= 0) put(s, static_cast<i64>(step.compute.program));
+            // A program the kernel does not have (FA2 backward's prologue where it
+            // spills nothing) is not written: the step then runs none.
+            if (step.compute.program >= 0 && (!progs || progs->find(step.compute.program)))
+              put(s, static_cast<i64>(step.compute.program));
             s.push_back('\n');
             for (const auto& a : step.loads) put_access(s, a);
             for (const auto& a : step.stores) put_access(s, a);
