@@ -259,3 +259,25 @@ BOOST_AUTO_TEST_CASE(fa2_backwards_local_stores_are_what_the_gpu_stored) {
   BOOST_TEST(checked >= 5);
   BOOST_TEST(exact >= 3);
 }
+
+// Trace files carry each local access as the table spells it (an op=local
+// instruction's local=TOKEN): every access of the table survives the round
+// trip, and a malformed token is refused.
+BOOST_AUTO_TEST_CASE(local_accesses_round_trip_through_their_tokens) {
+  int n = 0;
+  for (const int d : {64, 128})
+    for (const auto region : {schedule::LocalRegion::prologue, schedule::LocalRegion::step,
+                              schedule::LocalRegion::masked, schedule::LocalRegion::epilogue})
+      for (const LocalAccess& a : schedule::fa2_local_accesses(true, d, 128, 128, region)) {
+        const auto back = schedule::parse_local_token(schedule::local_token(a));
+        BOOST_TEST_REQUIRE(back.has_value(), schedule::local_token(a));
+        BOOST_TEST((back->kind == a.kind && back->lane_bytes == a.lane_bytes && back->word == a.word &&
+                    back->use_distance == a.use_distance),
+                   schedule::local_token(a));
+        ++n;
+      }
+  BOOST_TEST(n > 100);
+  BOOST_TEST(schedule::local_token(*schedule::parse_local_token("U8t1")) == "U8t1");
+  for (const char* bad : {"", "X4+0", "L3+0", "L4+2", "L4", "L4+0@", "L4+0@-1", "S4+x"})
+    BOOST_TEST(!schedule::parse_local_token(bad).has_value(), bad);
+}

@@ -221,13 +221,15 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=()):
     for i, k in enumerate(kernels):
         row = dict(base)
         g, l2rd, dram = k["global"], k["l2"]["by_kind"]["read"], k["dram"]
-        # The crossbar also carries the warps' spills: the stores, and the loads the L1 missed.
-        local = k.get("local", {})
+        # The crossbar carries whole 32-byte sectors: the L2's sectors of each kind, which hold the
+        # trace's requests (a ragged row's last sector whole) and the warps' spills (the stores, and
+        # the loads the L1 missed).
+        by_kind = k["l2"]["by_kind"]
         row.update({
             "kernel": k["name"], "kernel_index": i, "status": status,
             "sim_global_bytes": g["read_bytes"] + g["write_bytes"],
-            "sim_read_bytes": g["read_bytes"] + local.get("load_l1_miss_bytes", 0),
-            "sim_write_bytes": g["write_bytes"] + local.get("store_bytes", 0),
+            "sim_read_bytes": by_kind["read"]["sector_bytes"],
+            "sim_write_bytes": by_kind["write"]["sector_bytes"] + by_kind["reduce"]["sector_bytes"],
             "sim_dram_read_bytes": dram["read_bytes"], "sim_dram_write_bytes": dram["write_bytes"],
             "sim_lookups": l2rd["lookups"], "sim_lookup_hits": l2rd["lookup_hits"],
             "sim_time_s": k["time"]["seconds"], "sim_bound": k.get("bound", ""), "sim_ctas": k.get("ctas", ""),

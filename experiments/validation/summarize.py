@@ -41,7 +41,7 @@ METRICS = {
                   lambda r: _f(r, "meas_dram_read_bytes"), False),
     "dram_write": ("DRAM write bytes", "B", lambda r: _f(r, "sim_dram_write_bytes"),
                    lambda r: _f(r, "meas_dram_write_bytes"), False),
-    "global": ("SM<->L2 bytes (trace + spills vs l1tex xbar read + write)", "B",
+    "global": ("SM<->L2 bytes (32-byte sectors of the trace's requests and the spills vs l1tex xbar read + write)", "B",
                lambda r: _sum(_f(r, "sim_read_bytes"), _f(r, "sim_write_bytes")),
                lambda r: _f(r, "meas_global_bytes"), False),
     "lookups": ("L2 read sector lookups (lts__t_sectors_srcunit_tex_op_read)", "sectors",

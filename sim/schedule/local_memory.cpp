@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,35 +34,15 @@ constexpr Row kRows[] = {
 // Indexed tables' lines: words past any stack frame (the largest is 1376 B).
 constexpr std::int32_t kTableWord = 1 << 20;
 
-int number(std::string_view s, const char* row) {
-  int v = 0;
+bool number(std::string_view s, int& v) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size())
-    throw std::logic_error(std::string("fa2_local_memory.inc: bad number in \"") + row + "\"");
-  return v;
+  return ec == std::errc() && end == s.data() + s.size();
 }
 
-// "L4+52@20" -> {load, 4, 13, 20}; "U8t1" -> {last_load, 8, table 1, -1}.
 LocalAccess parse(std::string_view t, const char* row) {
-  LocalAccess a;
-  switch (t.front()) {
-    case 'L': a.kind = LocalAccess::Kind::load; break;
-    case 'U': a.kind = LocalAccess::Kind::last_load; break;
-    case 'S': a.kind = LocalAccess::Kind::store; break;
-    default: throw std::logic_error(std::string("fa2_local_memory.inc: bad kind in \"") + row + "\"");
-  }
-  t.remove_prefix(1);
-  const size_t at = t.find('@');
-  if (at != std::string_view::npos) {
-    a.use_distance = number(t.substr(at + 1), row);
-    t = t.substr(0, at);
-  }
-  const size_t where = t.find_first_of("+t");
-  if (where == std::string_view::npos) throw std::logic_error(std::string("fa2_local_memory.inc: no place in \"") + row + "\"");
-  a.lane_bytes = number(t.substr(0, where), row);
-  const int n = number(t.substr(where + 1), row);
-  a.word = t[where] == '+' ? n / 4 : kTableWord + n;
-  return a;
+  const std::optional<LocalAccess> a = parse_local_token(t);
+  if (!a) throw std::logic_error(std::string("fa2_local_memory.inc: bad token '") + std::string(t) + "' in \"" + row + "\"");
+  return *a;
 }
 
 std::vector<LocalAccess> parse_row(const char* tokens) {
@@ -89,6 +70,44 @@ const std::map<Key, std::vector<LocalAccess>>& table() {
 }
 
 }  // namespace
+
+// "L4+52@20" -> {load, 4, word 13, 20}; "U8t1" -> {last_load, 8, table 1, -1}.
+std::optional<LocalAccess> parse_local_token(std::string_view t) {
+  LocalAccess a;
+  if (t.empty()) return std::nullopt;
+  switch (t.front()) {
+    case 'L': a.kind = LocalAccess::Kind::load; break;
+    case 'U': a.kind = LocalAccess::Kind::last_load; break;
+    case 'S': a.kind = LocalAccess::Kind::store; break;
+    default: return std::nullopt;
+  }
+  t.remove_prefix(1);
+  const size_t at = t.find('@');
+  if (at != std::string_view::npos) {
+    if (!number(t.substr(at + 1), a.use_distance) || a.use_distance < 0) return std::nullopt;
+    t = t.substr(0, at);
+  }
+  const size_t where = t.find_first_of("+t");
+  int n = 0;
+  if (where == std::string_view::npos || !number(t.substr(0, where), a.lane_bytes) || !number(t.substr(where + 1), n) ||
+      (a.lane_bytes != 4 && a.lane_bytes != 8 && a.lane_bytes != 16) || n < 0 || (t[where] == '+' && n % 4 != 0) ||
+      n >= kTableWord)
+    return std::nullopt;
+  a.word = t[where] == '+' ? n / 4 : kTableWord + n;
+  return a;
+}
+
+std::string local_token(const LocalAccess& a) {
+  std::string s(1, a.kind == LocalAccess::Kind::load ? 'L' : a.kind == LocalAccess::Kind::last_load ? 'U' : 'S');
+  s.append(std::to_string(a.lane_bytes));
+  s.push_back(a.word >= kTableWord ? 't' : '+');
+  s.append(std::to_string(a.word >= kTableWord ? a.word - kTableWord : 4 * a.word));
+  if (a.use_distance >= 0) {
+    s.push_back('@');
+    s.append(std::to_string(a.use_distance));
+  }
+  return s;
+}
 
 const std::vector<LocalAccess>& fa2_local_accesses(bool backward, int d, int bm, int bn, LocalRegion region) {
   static const std::vector<LocalAccess> none;

@@ -11,6 +11,9 @@
 // leaves (experiments/results/2026-11-28-h200-local-memory).
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/common/hd.h"
@@ -38,6 +41,12 @@ enum class LocalRegion { prologue, step, masked, epilogue };
 // fa2_backward_kernel at (d, B_r, B_c) in `region`, in issue order; empty
 // where the kernel has none there (or no such kernel is in the table).
 const std::vector<LocalAccess>& fa2_local_accesses(bool backward, int d, int bm, int bn, LocalRegion region);
+
+// One access as fa2_local_memory.inc and trace files spell it: KIND BYTES
+// (+OFFSET | tTABLE) [@DISTANCE], e.g. "L4+52@20" (an LDL of 4 bytes a lane
+// at stack offset 52, read 20 instructions later); nullopt if malformed.
+std::optional<LocalAccess> parse_local_token(std::string_view token);
+std::string local_token(const LocalAccess& a);
 
 // Which accesses of a warp's repeating sequence (a step, run again and again)
 // find their lines in the L1, for `resident_warps` warps that run it in

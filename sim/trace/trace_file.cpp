@@ -4,10 +4,12 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
 #include "sim/common/error.h"
+#include "sim/schedule/local_memory.h"
 
 namespace iosim::trace {
 
@@ -159,13 +161,16 @@ void put_programs(std::string& s, const schedule::KernelPrograms& k) {
       if (c == ' ' || c == '\t') c = '_';
     s += "program " + std::to_string(id) + " " + name;
     if (k.rounds_of(static_cast<int>(id)) > 1) s += " rounds=" + std::to_string(k.rounds_of(static_cast<int>(id)));
+    if (!p.locals_repeat) s += " once=1";
     s += "\n";
+    size_t local = 0;  // the program's local accesses go with its op=local instructions, in order
     for (const schedule::Instr& in : p.code) {
       s += "i ";
       s += schedule::to_string(in.pipe);
       put(s, static_cast<i64>(in.bytes));
       if (in.op != schedule::Op::plain) s += std::string(" op=") + schedule::to_string(in.op);
       if (in.flop != 0) s += " flop=" + std::to_string(in.flop);
+      if (in.op == schedule::Op::local && local < p.locals.size()) s += " local=" + schedule::local_token(p.locals[local++]);
       for (int k2 = 0; k2 < in.sources; ++k2) put(s, static_cast<i64>(in.source[k2]));
       s.push_back('\n');
     }
@@ -493,7 +498,8 @@ constexpr i64 kMaxInstrBytes = i64{1} << 20;
 constexpr i64 kMaxLoadRounds = i64{1} << 16;
 }  // namespace
 
-// "programs warps=.. tensor=.. sync_loads=.. [store_rounds=..]", "program <id> <name>", "i <pipe> <bytes> [op=..] [flop=..] [<source>...]".
+// "programs warps=.. tensor=.. sync_loads=.. [store_rounds=..]", "program <id> <name> [rounds=..] [once=1]",
+// "i <pipe> <bytes> [op=..] [flop=..] [local=..] [<source>...]".
 void TraceFileReader::read_program_record(const std::vector<std::string_view>& tok, FileKernel& k) {
   if (tok[0] == "programs") {
     if (k.programs_) fail("a kernel has one 'programs' line");
@@ -529,17 +535,25 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
   auto& progs = k.programs_->programs;
   if (tok[0] == "program") {
     i64 id = 0, rounds = 1;
-    const bool has_rounds = tok.size() == 4 && tok[3].substr(0, 7) == "rounds=";
-    if ((tok.size() != 3 && !has_rounds) || !parse_num(tok[1], id) || id < 0 || id >= kMaxProgramId ||
-        (has_rounds && (!parse_num(tok[3].substr(7), rounds) || rounds < 1 || rounds > kMaxLoadRounds)))
+    bool once = false, bad = tok.size() < 3 || tok.size() > 5;
+    for (size_t q = 3; q < tok.size() && !bad; ++q) {
+      if (tok[q].substr(0, 7) == "rounds=")
+        bad = !parse_num(tok[q].substr(7), rounds) || rounds < 1 || rounds > kMaxLoadRounds;
+      else if (tok[q] == "once=1")
+        once = true;
+      else
+        bad = true;
+    }
+    if (bad || !parse_num(tok[1], id) || id < 0 || id >= kMaxProgramId)
       fail("expected 'program <id 0.." + std::to_string(kMaxProgramId - 1) + "> <name> [rounds=<1.." +
-           std::to_string(kMaxLoadRounds) + ">]'");
+           std::to_string(kMaxLoadRounds) + ">] [once=1]'");
     if (progs.size() <= static_cast<size_t>(id)) progs.resize(static_cast<size_t>(id) + 1);
     auto& lr = k.programs_->load_rounds;
     if (lr.size() <= static_cast<size_t>(id)) lr.resize(static_cast<size_t>(id) + 1, 0);
     lr[static_cast<size_t>(id)] = static_cast<int>(rounds);
     if (!progs[static_cast<size_t>(id)].name.empty()) fail("program " + std::to_string(id) + " is defined twice");
     progs[static_cast<size_t>(id)].name = std::string(tok[2]);
+    progs[static_cast<size_t>(id)].locals_repeat = !once;
     open_program_ = id;
     return;
   }
@@ -548,6 +562,7 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
     fail("more than " + std::to_string(kMaxProgramInstructions) + " program instructions in one kernel");
   auto& code = progs[static_cast<size_t>(open_program_)].code;
   schedule::Instr in;
+  std::optional<schedule::LocalAccess> local;  // local=: the access an op=local instruction makes
   bool pipe_ok = false;
   for (int q = 0; q < schedule::kPipeCount && tok.size() >= 2; ++q)
     if (tok[1] == schedule::to_string(static_cast<schedule::Pipe>(q))) {
@@ -567,6 +582,11 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
         }
       if (!ok) fail("op=: expected one of plain, wgmma, wgmma_wait, turn_wait, turn_pass, branch_taken, "
                     "branch_not_taken, reconverge, local, reduce; got '" + std::string(t) + "'");
+    } else if (t.rfind("local=", 0) == 0) {
+      const auto a = schedule::parse_local_token(t.substr(6));
+      if (!a) fail("local=: expected KIND BYTES (+OFFSET | tTABLE) [@DISTANCE], e.g. local=L4+52@20; got '" +
+                   std::string(t) + "'");
+      local = *a;
     } else if (t.rfind("flop=", 0) == 0) {
       i64 flop = 0;
       if (!parse_num(t.substr(5), flop) || flop <= 0 || flop > kMaxInstrBytes)
@@ -580,9 +600,11 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
   if (!pipe_ok || tok.size() < 3 || tok.size() > first_source + schedule::Instr::kMaxSources ||
       !parse_num(tok[2], bytes) || bytes < 0 || bytes > kMaxInstrBytes)
     fail("expected 'i <tensor|fma|alu|mufu|shfl|smem|global|barrier> <bytes 0.." + std::to_string(kMaxInstrBytes) +
-         "> [op=<op>] [flop=<n>] [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) +
+         "> [op=<op>] [flop=<n>] [local=<access>] [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) +
          " sources");
   if ((in.op == schedule::Op::wgmma) != (in.flop > 0)) fail("a wgmma (op=wgmma) and only it has flop=<n>");
+  if (local && in.op != schedule::Op::local) fail("local=<access> belongs to an op=local instruction");
+  if (local) progs[static_cast<size_t>(open_program_)].locals.push_back(*local);
   in.bytes = static_cast<std::int32_t>(bytes);
   for (size_t i = first_source; i < tok.size(); ++i) {
     i64 src = 0;
