@@ -183,7 +183,8 @@ void fa1_backward(Builder& b, const Dims& x, const TileStats& s) {
   b.write("dQaccum_i per active tile: 4*d*Nq*T_c per head (dense)", x.BH() * kAcc * x.d * s.rows_over_active);
   b.write("dK_j, dV_j once per active key block: 2*e*d*Nk per KV head (dense)",
           x.BHkv() * 2 * x.e * x.d * s.cols_with_active);
-  b.read("dQaccum in the final convert: 4*Nq*d per head", x.BH() * kAcc * x.Nq * x.d);
+  b.read("dQaccum in the final convert, every sector twice (two 16-byte halves, L1 bypassed): 8*Nq*d per head",
+         x.BH() * 2 * kAcc * x.Nq * x.d);
   b.write("dQ: e*Nq*d per head", x.BH() * x.e * x.Nq * x.d);
 }
 

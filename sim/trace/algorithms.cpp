@@ -317,9 +317,14 @@ Generator<Step> fa1_backward_cta(const schedule::Fa1BackwardSchedule& s, i64 x, 
     step.compute.program = schedule::kKeyStore;
     co_yield step;
   }
-  // Convert the fp32 dQ accumulator to dQ in the data type.
+  // Convert the fp32 dQ accumulator to dQ in the data type. The kernel reads
+  // each thread's 8 floats as two 16-byte __ldcg, the first halves of 32
+  // 32-byte sectors, then their second halves; .cg keeps nothing in the L1,
+  // so every sector crosses from the L2 twice (Nsight Compute: FA1 backward's
+  // crossbar reads exceed one dQaccum read by exactly 4*Nq*d bytes a head).
   for (i64 g = 0; g < group; ++g) {
     step.clear();
+    step.load(rd(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
     step.load(rd(TensorId::dQaccum, b, head0 + g, 0, t.seq_q, 0, d));
     step.compute = {0, t.seq_q * d, 0};
     step.compute.program = schedule::kFinalStep;
