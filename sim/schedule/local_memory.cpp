@@ -41,7 +41,8 @@ bool number(std::string_view s, int& v) {
 
 LocalAccess parse(std::string_view t, const char* row) {
   const std::optional<LocalAccess> a = parse_local_token(t);
-  if (!a) throw std::logic_error(std::string("fa2_local_memory.inc: bad token '") + std::string(t) + "' in \"" + row + "\"");
+  if (!a)
+    throw std::logic_error(std::string("fa2_local_memory.inc: bad token '") + std::string(t) + "' in \"" + row + "\"");
   return *a;
 }
 

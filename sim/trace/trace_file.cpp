@@ -170,7 +170,8 @@ void put_programs(std::string& s, const schedule::KernelPrograms& k) {
       put(s, static_cast<i64>(in.bytes));
       if (in.op != schedule::Op::plain) s += std::string(" op=") + schedule::to_string(in.op);
       if (in.flop != 0) s += " flop=" + std::to_string(in.flop);
-      if (in.op == schedule::Op::local && local < p.locals.size()) s += " local=" + schedule::local_token(p.locals[local++]);
+      if (in.op == schedule::Op::local && local < p.locals.size())
+        s += " local=" + schedule::local_token(p.locals[local++]);
       for (int k2 = 0; k2 < in.sources; ++k2) put(s, static_cast<i64>(in.source[k2]));
       s.push_back('\n');
     }
@@ -600,8 +601,8 @@ void TraceFileReader::read_program_record(const std::vector<std::string_view>& t
   if (!pipe_ok || tok.size() < 3 || tok.size() > first_source + schedule::Instr::kMaxSources ||
       !parse_num(tok[2], bytes) || bytes < 0 || bytes > kMaxInstrBytes)
     fail("expected 'i <tensor|fma|alu|mufu|shfl|smem|global|barrier> <bytes 0.." + std::to_string(kMaxInstrBytes) +
-         "> [op=<op>] [flop=<n>] [local=<access>] [<source> ...]' with at most " + std::to_string(schedule::Instr::kMaxSources) +
-         " sources");
+         "> [op=<op>] [flop=<n>] [local=<access>] [<source> ...]' with at most " +
+         std::to_string(schedule::Instr::kMaxSources) + " sources");
   if ((in.op == schedule::Op::wgmma) != (in.flop > 0)) fail("a wgmma (op=wgmma) and only it has flop=<n>");
   if (local && in.op != schedule::Op::local) fail("local=<access> belongs to an op=local instruction");
   if (local) progs[static_cast<size_t>(open_program_)].locals.push_back(*local);
