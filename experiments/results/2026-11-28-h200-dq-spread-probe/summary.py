@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Per number of REDs a warp: the 8 warps' spread at the end of their GEMM, the step's length, and each warp's
+RED phase (median over the recorded CTAs and steps), from dq_spread.csv.
+
+    python3 summary.py [dq_spread.csv]
+"""
+import collections
+import csv
+import statistics
+import sys
+
+path = sys.argv[1] if len(sys.argv) > 1 else "dq_spread.csv"
+rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
+steps = collections.defaultdict(list)
+for r in rows:
+    steps[(int(r["reds"]), r["cta"], r["step"])].append(r)
+print("| REDs a warp (bytes a CTA) | GEMM end: spread of the 8 warps, cycles | step, cycles | a warp's RED phase, cycles |")
+print("|---|---|---|---|")
+for reds in sorted({k[0] for k in steps}):
+    spread, length, phase = [], [], []
+    for (rd, _, _), ws in steps.items():
+        if rd != reds:
+            continue
+        ends = [int(w["gemm_end"]) for w in ws]
+        spread.append(max(ends) - min(ends))
+        length.append(int(ws[0]["step_length"]))
+        phase.append(statistics.median(int(w["reds_end"]) - int(w["gemm_end"]) for w in ws))
+    print(f"| {reds} ({reds * 256 * 8 // 1024} KiB) | {statistics.median(spread):.0f} ({min(spread)}-{max(spread)}) "
+          f"| {statistics.median(length):.0f} | {statistics.median(phase):.0f} |")
