@@ -37,14 +37,17 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__global__ void __launch_bounds__(kThreads) dq_spread(float* buf, int reds, long long* times) {
+__global__ void __launch_bounds__(kThreads) dq_spread(float* buf, int reds, int shared_rows, long long* times) {
   extern __shared__ __half smem[];
   __half* sA = smem;                 // dS: 64 rows x 128 (k)
   __half* sB = smem + kRowsA * kLd;  // K: 128 rows (n) x 128 (k), n-major as FA2 reads K for dS K
   for (int i = threadIdx.x; i < kSmemHalves; i += kThreads) smem[i] = __float2half(0.001f * (i % 97));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int m0 = (warp % 4) * 16, n0 = (warp / 4) * 64;
-  float* dq = buf + (static_cast<long long>(blockIdx.x) * kRowsA + m0 + lane / 4) * kRowFloats + n0 + 2 * (lane % 4);
+  // shared_rows: every CTA reduces into the same 64 rows, as FA2's CTAs of one head (its key blocks) do into
+  // the dQ rows of the query block they are at; else each CTA into its own.
+  const long long cta_rows = shared_rows ? 0 : static_cast<long long>(blockIdx.x) * kRowsA;
+  float* dq = buf + (cta_rows + m0 + lane / 4) * kRowFloats + n0 + 2 * (lane % 4);
   __syncthreads();
   for (int s = 0; s < kSteps; ++s) {
     __syncthreads();
@@ -111,11 +114,12 @@ int main() {
               "warp from shared memory, `reds` red.global.add.v2.f32; cycles after the step's barrier (the step "
               "starts when the last warp leaves it); steps %d..%d\n",
               prop.name, sms, kSkip, kSteps - 1);
-  std::printf("reds,cta,step,warp,gemm_end,reds_end,step_length\n");
+  std::printf("shared_rows,reds,cta,step,warp,gemm_end,reds_end,step_length\n");
+  for (const int shared : {0, 1})
   for (const int reds : {0, 16, 32}) {
-    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, times);  // warm-up
+    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared, times);  // warm-up
     CK(cudaGetLastError());
-    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, times);
+    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared, times);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(host.data(), times, sizeof(long long) * n_times, cudaMemcpyDeviceToHost));
@@ -126,8 +130,8 @@ int main() {
         long long start = st[0], next = nx[0];
         for (int w = 1; w < 8; ++w) start = std::max(start, st[3 * w]), next = std::max(next, nx[3 * w]);
         for (int w = 0; w < 8; ++w)
-          std::printf("%d,%d,%d,%d,%lld,%lld,%lld\n", reds, c, s, w, st[3 * w + 1] - start, st[3 * w + 2] - start,
-                      next - start);
+          std::printf("%d,%d,%d,%d,%d,%lld,%lld,%lld\n", shared, reds, c, s, w, st[3 * w + 1] - start,
+                      st[3 * w + 2] - start, next - start);
       }
   }
   CK(cudaFree(buf));
