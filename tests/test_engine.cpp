@@ -1510,3 +1510,42 @@ BOOST_AUTO_TEST_CASE(warpgroups_take_turns_at_turn_wait_and_turn_pass) {
   BOOST_TEST((ordered.code.front().op == schedule::Op::turn_wait));
   BOOST_TEST((ordered.code.back().op == schedule::Op::turn_pass));
 }
+
+// FA2 backward's preprocess writes D = rowsum(dO * O) four bytes a row, a warp
+// instruction's rows at a time (4 rows at d 64, 2 at d 128): each piece crosses
+// as a whole 32-byte sector, so D's sectors on the crossbar are 2x (d 64) and
+// 4x (d 128) its bytes (the H200 and H100 grids: 3.9 and 11.7 bytes a row over
+// the trace). The trace's bytes stay D's; the rows of a ragged block past its
+// last whole sector go as one tile.
+BOOST_AUTO_TEST_CASE(fa2_preprocess_writes_d_in_partial_sectors) {
+  for (const int d : {64, 128}) {
+    for (const int n : {1024, 1000 + 4}) {  // whole sectors; a ragged block with half a sector left
+      workload::Problem prob;
+      prob.batch = 1;
+      prob.heads = prob.kv_heads = 2;
+      prob.seq_q = prob.seq_k = n;
+      prob.head_dim = d;
+      trace::TraceOptions o;
+      o.algorithm = workload::Algorithm::fa2;
+      o.pass = workload::Pass::bwd;
+      o.block_m = o.block_n = 64;
+      o.sram_limit_bytes = a100().smem_per_block_bytes;
+      const auto r = engine::simulate(trace::build_trace(prob, o), a100(), {});
+      const auto k = std::find_if(r.kernels.begin(), r.kernels.end(),
+                                  [](const auto& x) { return x.name == "fa2_bwd_preprocess"; });
+      BOOST_TEST_REQUIRE((k != r.kernels.end()));
+      const i64 d_bytes = i64{2} * n * 4, acc_bytes = i64{2} * n * d * 4;
+      BOOST_TEST(k->request_write_bytes() == d_bytes + acc_bytes);
+      const i64 pieces = 32 / (4 * (256 / d));  // a sector's pieces: 2 at d 64, 4 at d 128
+      const i64 crossbar = k->l2.kind[1].sectors * 32;
+      // dQaccum's rows are whole sectors; in each 64-row block, D's whole-sector rows cross `pieces`
+      // times, the rest once.
+      i64 expected_d = 0;
+      for (i64 r0 = 0; r0 < n; r0 += 64) {
+        const i64 rows = std::min<i64>(64, n - r0), whole = rows / 8 * 8;
+        expected_d += 2 * (whole * 4 * pieces + ((rows - whole) * 4 + 31) / 32 * 32);
+      }
+      BOOST_TEST(crossbar == acc_bytes + expected_d, "d " << d << " n " << n);
+    }
+  }
+}

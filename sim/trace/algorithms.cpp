@@ -143,7 +143,20 @@ Generator<Step> fa2_preprocess_cta(const schedule::RowBlockSchedule& s, i64 x, i
   step.load(rd(TensorId::dO, z, y, r0, rows, 0, d));
   step.compute = {0, 2 * rows * d, 0};
   step.compute.program = schedule::kMainStep;
-  step.store(wr(TensorId::D, z, y, r0, rows, 0, 1));
+  // D: a warp instruction writes the rows of its 32 lanes (32 / (d/8) rows,
+  // 4 bytes each), part of a 32-byte sector that the next warps complete:
+  // each piece crosses as a whole sector. Written as the sector's pieces in
+  // turn (the rows past the last whole sector, a ragged block's, as one tile).
+  const i64 piece = std::max<i64>(1, schedule::RowBlockSchedule::kThreads / 4 / (d / 8));  // rows a warp writes
+  const i64 per_sector = 32 / 4;  // D rows (fp32) in a 32-byte sector
+  const i64 whole = piece < per_sector ? rows / per_sector * per_sector : 0;
+  for (i64 p = 0; whole > 0 && p < per_sector; p += piece) {
+    TileAccess a = wr(TensorId::D, z, y, r0 + p, whole / per_sector * piece, 0, 1);
+    a.piece_rows = piece;
+    a.piece_step = per_sector;
+    step.store(a);
+  }
+  if (rows > whole) step.store(wr(TensorId::D, z, y, r0 + whole, rows - whole, 0, 1));
   step.store(wr(TensorId::dQaccum, z, y, r0, rows, 0, d));
   co_yield step;
 }

@@ -43,6 +43,12 @@ struct TileAccess {
   i64 rows = 0;
   i64 col0 = 0;
   i64 cols = 0;
+  // Rows written a piece at a time (a warp instruction's share of a 32-byte
+  // sector, whole sectors on the crossbar each): `rows` rows in pieces of
+  // `piece_rows` rows, `piece_step` rows apart (0: one contiguous tile).
+  // Only for tensors whose rows are adjacent in memory.
+  i64 piece_rows = 0;
+  i64 piece_step = 0;
 };
 
 // Work between the loads and the stores of one step.
@@ -57,7 +63,7 @@ struct ComputeWork {
 
 struct Step {
   static constexpr int kMaxLoads = 8;
-  static constexpr int kMaxStores = 4;
+  static constexpr int kMaxStores = 6;
   std::array<TileAccess, kMaxLoads> loads{};
   std::array<TileAccess, kMaxStores> stores{};
   int load_count = 0;

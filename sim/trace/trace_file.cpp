@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 
 #include "sim/common/error.h"
@@ -190,6 +191,16 @@ RangeAccess to_range(const TileAccess& a, const TensorTable& tensors) {
   r.rows = a.rows;
   r.stride = a.rows > 1 ? static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr)
                         : 0;
+  if (a.piece_rows > 0) {
+    if (a.rows % a.piece_rows != 0 || a.piece_step < a.piece_rows || a.cols != ti.cols)
+      throw std::logic_error("to_range: pieces must tile whole rows of the access");
+    const i64 row_stride =
+        static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr);
+    if (row_stride != r.row_bytes) throw std::logic_error("to_range: pieces need a tensor with adjacent rows");
+    r.row_bytes *= a.piece_rows;
+    r.rows = a.rows / a.piece_rows;
+    r.stride = r.rows > 1 ? a.piece_step * row_stride : 0;
+  }
   return normalised(r);
 }
 
