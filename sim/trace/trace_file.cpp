@@ -188,14 +188,12 @@ RangeAccess to_range(const TileAccess& a, const TensorTable& tensors) {
   r.tensor = static_cast<TensorIndex>(a.tensor);
   r.addr = tensors.address(a.tensor, a.batch, a.head, a.row0, a.col0);
   r.row_bytes = a.cols * ti.elem_bytes;
+  const i64 row_stride = static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr);
   r.rows = a.rows;
-  r.stride = a.rows > 1 ? static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr)
-                        : 0;
+  r.stride = a.rows > 1 ? row_stride : 0;
   if (a.piece_rows > 0) {
     if (a.rows % a.piece_rows != 0 || a.piece_step < a.piece_rows || a.cols != ti.cols)
       throw std::logic_error("to_range: pieces must tile whole rows of the access");
-    const i64 row_stride =
-        static_cast<i64>(tensors.address(a.tensor, a.batch, a.head, a.row0 + 1, a.col0) - r.addr);
     if (row_stride != r.row_bytes) throw std::logic_error("to_range: pieces need a tensor with adjacent rows");
     r.row_bytes *= a.piece_rows;
     r.rows = a.rows / a.piece_rows;
