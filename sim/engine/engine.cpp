@@ -8,6 +8,7 @@
 #include "sim/common/error.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/sm_model.h"
+#include "sim/engine/step_jitter.h"
 #include "sim/engine/timeline.h"
 
 namespace iosim::engine {
@@ -99,6 +100,7 @@ class KernelRunner {
         local_(local_memory(k.programs(), p, occ.ctas_per_sm, occ.smem_per_cta)),
         programs_(local_.programs),
         sm_model_(sm_model),
+        step_jitter_(p.sm_pipes.present ? p.sm_pipes.step_jitter : 0),
         local_tensor_(local_tensor) {
     if (programs_) {
       warps_ = std::max<i64>(1, programs_->warps);
@@ -189,6 +191,7 @@ class KernelRunner {
     std::vector<Buffered> ring;
     int head = 0, count = 0;
     i64 pulled = 0;
+    i64 steps_run = 0;  // the CTA's steps timed so far (its jitter draws)
     bool exhausted = false;
     double start = 0, last_compute_end = 0;
   };
@@ -305,6 +308,7 @@ class KernelRunner {
     s.cursor = kernel_.open_cta(x, y, z);
     s.head = s.count = 0;
     s.pulled = 0;
+    s.steps_run = 0;
     s.exhausted = false;
     s.start = s.last_compute_end = t;
     while (issue_next_step(s, t)) {
@@ -331,7 +335,9 @@ class KernelRunner {
     // step's start, and ends no earlier than its last round, nor before the
     // part after its loads' barrier has run from then.
     const bool own_loads = programs_->loads_in_program;
-    const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ : 0;
+    const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ *
+                                       step_jitter_factor(step_jitter_, s.cta, s.steps_run++)
+                                 : 0;
     if (prog) account_busy(*prog, duration);
     if (prog && local_.any()) issue_local(s, b.step.compute.program, t);
     double end = std::max(t, (own_loads ? b.issued : t) + duration);
@@ -453,6 +459,7 @@ class KernelRunner {
   LocalMemory local_;          // the programs' local memory on this machine
   std::shared_ptr<const schedule::KernelPrograms> programs_;
   SmModel& sm_model_;
+  double step_jitter_;  // sm_pipes.step_jitter (0: lockstep)
   trace::TensorIndex local_tensor_;
   LocalTraffic local_totals_;  // summed over warps and steps
   i64 warps_ = 1;

@@ -116,6 +116,9 @@ struct HardwareProfile {
     double branch_taken_cycles = 0;
     double branch_not_taken_cycles = 0;
     double branch_reconverge_cycles = 0;
+    // Standard deviation of a CTA's step length over its mean step, all SMs
+    // running identical CTAs (the step-jitter probe); 0 = absent: lockstep.
+    double step_jitter = 0;
   };
   SmPipes sm_pipes;
 

@@ -93,9 +93,9 @@ std::vector<SchemaSection> build_schema() {
             "vendor's per-clock figure x clock, an upper bound)"),
         zero_allowed(key("merge_window", ValueKind::latency, req, &P::l2_merge_window_cycles, "l2_merge_window_cycles",
             "a read of the same tile arriving within this many cycles of a read lookup merges into it "
-            "(Hopper's L2 request coalescing; 0 = off). A model parameter: fitted for the H200 against "
-            "`lts__t_sectors_srcunit_tex_op_read`; elsewhere the former engine default, 32 cycles, marked as an "
-            "assumption. `iosim --merge-window` overrides it")),
+            "(Hopper's L2 request coalescing; 0 = off): on the H200 and the H100 the integral of the merged "
+            "share over the gap between two SMs' reads of an L2-resident line (experiments/probes/merge_probe.cu); "
+            "elsewhere the former engine default, 32 cycles, an assumption. `iosim --merge-window` overrides it")),
         key("dirty_limit", ValueKind::size_or_none, req, &P::l2_dirty_limit_bytes, "l2_dirty_limit_bytes",
             "at most this many bytes stay dirty in L2; past it the lines dirty the longest are written to DRAM "
             "(and stay resident). Measured as the bytes still dirty at the end of streaming copies of 32 MB to "
@@ -241,7 +241,12 @@ std::vector<SchemaSection> build_schema() {
         key("branch_reconverge", ValueKind::latency, opt, &S::branch_reconverge_cycles,
             "sm_pipes.branch_reconverge_cycles",
             "what a taken branch on a per-lane predicate (BSSY, @P BRA, BSYNC: the divergence-capable form of an "
-            "`if`) costs beyond the uniform one, every lane taking it (absent: no cost)")},
+            "`if`) costs beyond the uniform one, every lane taking it (absent: no cost)"),
+        key("step_jitter", ValueKind::fraction, opt, &S::step_jitter, "sm_pipes.step_jitter",
+            "standard deviation of a CTA's step length over its mean step, every SM running 2 identical CTAs of a "
+            "GEMM-like loop (cp.async tile, ldmatrix + mma.sync, one barrier a step; "
+            "experiments/probes/step_jitter_probe.cu): each simulated step's length is scaled by a normal draw of "
+            "it (absent: identical CTAs run in lockstep)")},
        &S::present},
   };
   return sections;

@@ -1,0 +1,18 @@
+#!/usr/bin/env python3
+"""The step-jitter probe's table (step_jitter_probe's CSV): per configuration, the spread of a CTA's
+step over its mean step, its quantiles, and how far apart the CTAs drift (the standard deviation over
+CTAs of the time from step 4 to step 4 + k, in SM cycles and in steps).
+  experiments/probes/step_jitter_table.py jitter.csv
+"""
+import csv, sys
+
+rows = list(csv.DictReader(open(sys.argv[1])))
+print("| CTAs/SM | tile KiB | mma/warp | CTAs per tile | step cycles | step sd / mean | p01 | p50 | p99 "
+      "| drift k=8 | k=32 | k=128 | k=128 in steps | first stamps' spread |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    step = float(r["step_cycles"])
+    print(f"| {r['ctas_per_sm']} | {r['tile_kib']} | {r['mmas']} | {r['share']} | {step:.0f} | {float(r['cv']):.4f} "
+          f"| {float(r['p01']):.3f} | {float(r['p50']):.3f} | {float(r['p99']):.3f} | {float(r['spread8']):.0f} "
+          f"| {float(r['spread32']):.0f} | {float(r['spread128']):.0f} | {float(r['spread128']) / step:.2f} "
+          f"| {float(r['start_spread']):.0f} |")
