@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads) steps_kernel(const uint4* __restrict
                                                          int mmas, int share, int steps,
                                                          unsigned long long* __restrict__ clocks,
                                                          unsigned long long* __restrict__ timers,
-                                                         float* __restrict__ sink) {
+                                                         unsigned* __restrict__ smids, float* __restrict__ sink) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int tid = threadIdx.x, lane = tid % 32;
   const unsigned smem = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
@@ -81,6 +81,11 @@ __global__ void __launch_bounds__(kThreads) steps_kernel(const uint4* __restrict
     asm volatile("cp.async.commit_group;");
   };
   float acc[4] = {0, 0, 0, 0};
+  if (tid == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    smids[blockIdx.x] = sm;
+  }
   issue(0);
   for (int k = 0; k < steps; ++k) {
     asm volatile("cp.async.wait_group 0;");
@@ -135,20 +140,25 @@ void run(const Config& c, int sms, const uint4* buf, long long buf_bytes, float*
   const int tiles = static_cast<int>(buf_bytes / (c.tile_kib * 1024LL));
   const size_t stamps = static_cast<size_t>(grid) * c.steps;
   unsigned long long *d_clocks = nullptr, *d_timers = nullptr;
+  unsigned* d_smids = nullptr;
   CK(cudaMalloc(&d_clocks, stamps * 8));
   CK(cudaMalloc(&d_timers, stamps * 8));
+  CK(cudaMalloc(&d_smids, static_cast<size_t>(grid) * 4));
   const int smem = 2 * c.tile_kib * 1024;
   CK(cudaFuncSetAttribute(steps_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   for (int rep = 0; rep < 2; ++rep) {  // the first run warms the L2 with the buffer
-    steps_kernel<<<grid, kThreads, smem>>>(buf, tiles, tile_vecs, c.mmas, c.share, c.steps, d_clocks, d_timers, sink);
+    steps_kernel<<<grid, kThreads, smem>>>(buf, tiles, tile_vecs, c.mmas, c.share, c.steps, d_clocks, d_timers, d_smids, sink);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
   }
   std::vector<unsigned long long> clocks(stamps), timers(stamps);
   CK(cudaMemcpy(clocks.data(), d_clocks, stamps * 8, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(timers.data(), d_timers, stamps * 8, cudaMemcpyDeviceToHost));
+  std::vector<unsigned> smids(static_cast<size_t>(grid));
+  CK(cudaMemcpy(smids.data(), d_smids, static_cast<size_t>(grid) * 4, cudaMemcpyDeviceToHost));
   CK(cudaFree(d_clocks));
   CK(cudaFree(d_timers));
+  CK(cudaFree(d_smids));
 
   const int first = 4, last = c.steps - 2;
   std::vector<double> ratio;
@@ -192,7 +202,33 @@ void run(const Config& c, int sms, const uint4* buf, long long buf_bytes, float*
   std::printf("%d,%d,%d,%d,%d,%d,%.1f,%.4f", c.ctas, c.tile_kib, c.mmas, c.share, c.steps, grid, sum_len / n_len, cv);
   for (double q : {0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99}) std::printf(",%.4f", quantile(ratio, q));
   for (int k : {8, 16, 32, 64, 128}) std::printf(",%.1f", spread_at(k));
-  std::printf(",%.1f,%.4f,%llu\n", static_cast<double>(t0_max - t0_min) * cyc_per_ns, cyc_per_ns, tick);
+  std::printf(",%.1f,%.4f,%llu,", static_cast<double>(t0_max - t0_min) * cyc_per_ns, cyc_per_ns, tick);
+  // Per rank on the SM (the CTAs of one SM ordered by their first stamp): the
+  // mean over SMs of the rank's mean step over the SM's mean step.
+  std::vector<std::vector<int>> by_sm(1024);
+  for (int b = 0; b < grid; ++b) by_sm[smids[static_cast<size_t>(b)] % 1024].push_back(b);
+  std::vector<double> rank_sum(static_cast<size_t>(c.ctas), 0.0);
+  std::vector<int> rank_n(static_cast<size_t>(c.ctas), 0);
+  for (auto& ctas_on_sm : by_sm) {
+    if (static_cast<int>(ctas_on_sm.size()) != c.ctas) continue;
+    std::sort(ctas_on_sm.begin(), ctas_on_sm.end(), [&](int a, int b) {
+      return timers[static_cast<size_t>(a) * c.steps] < timers[static_cast<size_t>(b) * c.steps];
+    });
+    std::vector<double> mean(static_cast<size_t>(c.ctas));
+    double sm_mean = 0;
+    for (int r = 0; r < c.ctas; ++r) {
+      const unsigned long long* ck = &clocks[static_cast<size_t>(ctas_on_sm[static_cast<size_t>(r)]) * c.steps];
+      mean[static_cast<size_t>(r)] = static_cast<double>(ck[last] - ck[first]) / (last - first);
+      sm_mean += mean[static_cast<size_t>(r)] / c.ctas;
+    }
+    for (int r = 0; r < c.ctas; ++r) {
+      rank_sum[static_cast<size_t>(r)] += mean[static_cast<size_t>(r)] / sm_mean;
+      ++rank_n[static_cast<size_t>(r)];
+    }
+  }
+  for (int r = 0; r < c.ctas; ++r)
+    std::printf("%s%.4f", r ? ";" : "", rank_n[static_cast<size_t>(r)] ? rank_sum[static_cast<size_t>(r)] / rank_n[static_cast<size_t>(r)] : 0.0);
+  std::printf("\n");
 }
 
 }  // namespace
@@ -215,7 +251,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&sink, kThreads * sizeof(float)));
   std::printf(
       "ctas_per_sm,tile_kib,mmas,share,steps,grid,step_cycles,cv,p01,p05,p10,p25,p50,p75,p90,p95,p99,"
-      "spread8,spread16,spread32,spread64,spread128,start_spread,cycles_per_ns,timer_tick_ns\n");
+      "spread8,spread16,spread32,spread64,spread128,start_spread,cycles_per_ns,timer_tick_ns,rank_step_over_sm_mean\n");
   for (const Config& c : configs) run(c, prop.multiProcessorCount, buf, buf_bytes, sink);
   CK(cudaFree(buf));
   CK(cudaFree(sink));

@@ -16,3 +16,11 @@ for r in rows:
           f"| {float(r['p01']):.3f} | {float(r['p50']):.3f} | {float(r['p99']):.3f} | {float(r['spread8']):.0f} "
           f"| {float(r['spread32']):.0f} | {float(r['spread128']):.0f} | {float(r['spread128']) / step:.2f} "
           f"| {float(r['start_spread']):.0f} |")
+
+# The per-rank column (probes since the rank column was added): a CTA's mean step over its SM's mean,
+# by its rank among the SM's CTAs in order of their first stamp (0 = the first to start).
+if rows and "rank_step_over_sm_mean" in rows[0]:
+    print("\n| CTAs/SM | tile KiB | mma/warp | mean step over the SM's mean, by rank (0 = started first) |")
+    print("|---:|---:|---:|---|")
+    for r in rows:
+        print(f"| {r['ctas_per_sm']} | {r['tile_kib']} | {r['mmas']} | {r['rank_step_over_sm_mean'].replace(';', ', ')} |")
