@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(sm_pipes_holds_exactly_the_execution_model_parameters) {
                                           "fp32_latency",      "alu_latency",       "mufu_latency",
                                           "shfl_latency",
                                           "branch_taken",      "branch_not_taken",  "branch_reconverge",
-                                          "step_jitter"};
+                                          "step_jitter",       "cta_priority"};
   std::vector<std::string> got;
   for (const SchemaSection& s : profile_schema())
     if (s.key == "sm_pipes") {

@@ -76,3 +76,61 @@ BOOST_AUTO_TEST_CASE(jittered_steps_merge_fewer_shared_tile_reads_and_keep_the_t
   // Deterministic: the same run gives the same counts.
   BOOST_TEST(qk_gemm(0.0067).l2.kind[0].lookup_sectors == b.lookup_sectors);
 }
+
+BOOST_AUTO_TEST_CASE(priority_factors_follow_the_measured_form_and_average_to_one) {
+  const double a = 0.106;
+  // The probe's 5-CTA ranks: 0.89, 0.93, 0.98, 1.06, 1.14 of the SM's mean.
+  const double measured[] = {0.8905, 0.9310, 0.9832, 1.0600, 1.1354};
+  for (int r = 0; r < 5; ++r)
+    BOOST_TEST(engine::cta_priority_factor(a, 5, r) == measured[r], boost::test_tools::tolerance(0.035));
+  for (int n = 2; n <= 8; ++n) {
+    double sum = 0;
+    for (int r = 0; r < n; ++r) {
+      sum += engine::cta_priority_factor(a, n, r);
+      if (r > 0 && n > 2) BOOST_TEST(engine::cta_priority_factor(a, n, r) > engine::cta_priority_factor(a, n, r - 1));
+    }
+    BOOST_TEST(sum / n == 1.0, boost::test_tools::tolerance(1e-12));
+  }
+  // Past 8 CTAs: the first 8 ranks as at 8, the later ones at the mean.
+  BOOST_TEST(engine::cta_priority_factor(a, 12, 3) == engine::cta_priority_factor(a, 8, 3));
+  BOOST_TEST(engine::cta_priority_factor(a, 12, 9) == 1.0);
+  BOOST_TEST(engine::cta_priority_factor(a, 1, 0) == 1.0);
+  BOOST_TEST(engine::cta_priority_factor(0, 5, 4) == 1.0);
+}
+
+namespace {
+
+// FA1 forward at 5 CTAs per SM on an 8-SM H200: 62 CTAs, 1.55 waves.
+double fa1_tail_cycles(double step_jitter, double cta_priority) {
+  profile::HardwareProfile p = profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
+  p.sm_count = 8;
+  p.sm_pipes.step_jitter = step_jitter;
+  p.sm_pipes.cta_priority = cta_priority;
+  workload::Problem prob;
+  prob.batch = 2;
+  prob.heads = prob.kv_heads = 31;
+  prob.seq_q = prob.seq_k = 1024;
+  prob.head_dim = 64;
+  trace::TraceOptions o;
+  o.algorithm = workload::Algorithm::fa1;
+  o.block_m = o.block_n = 64;
+  o.sram_limit_bytes = p.smem_per_block_bytes;
+  const engine::KernelResult k = engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0);
+  BOOST_TEST_REQUIRE(k.occupancy.ctas_per_sm == 5);
+  return k.cycles;
+}
+
+}  // namespace
+
+// The second wave's 22 CTAs: in lockstep the first wave ends all at once and
+// the queue's tie order spreads them 2-3 per SM; with the jitter alone the
+// first wave ends in random order and some SMs take 4-5 of them, which then
+// run slower; with the SM's priority for its older CTAs the first wave ends
+// rank by rank, as on the GPU, and the tail is spread again.
+BOOST_AUTO_TEST_CASE(older_ctas_first_keeps_a_partial_waves_tail_spread_over_the_sms) {
+  const double lockstep = fa1_tail_cycles(0, 0);
+  const double jitter_only = fa1_tail_cycles(0.0067, 0);
+  const double with_priority = fa1_tail_cycles(0.0067, 0.106);
+  BOOST_TEST(jitter_only > 1.03 * lockstep);
+  BOOST_TEST(with_priority == lockstep, boost::test_tools::tolerance(0.01));
+}

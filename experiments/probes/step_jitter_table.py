@@ -24,3 +24,28 @@ if rows and "rank_step_over_sm_mean" in rows[0]:
     print("|---:|---:|---:|---|")
     for r in rows:
         print(f"| {r['ctas_per_sm']} | {r['tile_kib']} | {r['mmas']} | {r['rank_step_over_sm_mean'].replace(';', ', ')} |")
+
+# sm_pipes.cta_priority: the least squares of 1 + a (1 - 2/n)(r - (n - 1)/2) against every rank's mean
+# step over 2-8 CTAs per SM, runs with products only, over the files given
+# (experiments/probes/step_jitter_table.py ranks.csv --fit ranks2.csv).
+if "--fit" in sys.argv:
+    fit_rows = list(rows)
+    for extra in sys.argv[sys.argv.index("--fit") + 1:]:
+        fit_rows += list(csv.DictReader(open(extra)))
+    num = den = 0.0
+    runs = 0
+    for r in fit_rows:
+        n = int(r["ctas_per_sm"])
+        if not 2 <= n <= 8 or int(r["mmas"]) == 0 or "rank_step_over_sm_mean" not in r:
+            continue
+        runs += 1
+        for k, x in enumerate(float(v) for v in r["rank_step_over_sm_mean"].split(";")):
+            g = (1 - 2 / n) * (k - (n - 1) / 2)
+            num += g * (x - 1)
+            den += g * g
+    a = num / den
+    worst = max(abs(1 + a * (1 - 2 / int(r["ctas_per_sm"])) * (k - (int(r["ctas_per_sm"]) - 1) / 2) - float(v))
+                for r in fit_rows if 2 <= int(r["ctas_per_sm"]) <= 8 and int(r["mmas"]) > 0
+                for k, v in enumerate(r["rank_step_over_sm_mean"].split(";")))
+    print(f"\ncta_priority (least squares over {runs} runs of 2-8 CTAs per SM with products): a = {a:.3f}, "
+          f"worst rank off by {worst:.3f}")

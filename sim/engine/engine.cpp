@@ -101,6 +101,7 @@ class KernelRunner {
         programs_(local_.programs),
         sm_model_(sm_model),
         step_jitter_(p.sm_pipes.present ? p.sm_pipes.step_jitter : 0),
+        cta_priority_(p.sm_pipes.present ? p.sm_pipes.cta_priority : 0),
         local_tensor_(local_tensor) {
     if (programs_) {
       warps_ = std::max<i64>(1, programs_->warps);
@@ -138,6 +139,7 @@ class KernelRunner {
       for (int sm = 0; sm < sm_count_; ++sm)
         if (queued_ < total_ctas_) {
           ++queued_;
+          slots_[static_cast<size_t>(sm * per_sm_ + r)].first_wave = true;
           push(t0, static_cast<u32>(sm * per_sm_ + r), EventKind::dispatch);
         }
     EventQueue::Entry e;
@@ -192,6 +194,8 @@ class KernelRunner {
     int head = 0, count = 0;
     i64 pulled = 0;
     i64 steps_run = 0;  // the CTA's steps timed so far (its jitter draws)
+    bool first_wave = false;  // dispatched at launch, as the SM's `slot`-th CTA
+    double priority = 1.0;    // its steps' length over the SM model's (cta_priority_factor)
     bool exhausted = false;
     double start = 0, last_compute_end = 0;
   };
@@ -309,6 +313,8 @@ class KernelRunner {
     s.head = s.count = 0;
     s.pulled = 0;
     s.steps_run = 0;
+    s.priority = s.first_wave ? cta_priority_factor(cta_priority_, first_wave_ctas(s.sm), s.slot) : 1.0;
+    s.first_wave = false;
     s.exhausted = false;
     s.start = s.last_compute_end = t;
     while (issue_next_step(s, t)) {
@@ -336,7 +342,7 @@ class KernelRunner {
     // part after its loads' barrier has run from then.
     const bool own_loads = programs_->loads_in_program;
     const double duration = prog ? sm_model_.step_cycles(*prog, warps_, ctas, own_loads) * clock_scale_ *
-                                       step_jitter_factor(step_jitter_, s.cta, s.steps_run++)
+                                       step_jitter_factor(step_jitter_, s.cta, s.steps_run++) * s.priority
                                  : 0;
     if (prog) account_busy(*prog, duration);
     if (prog && local_.any()) issue_local(s, b.step.compute.program, t);
@@ -349,6 +355,14 @@ class KernelRunner {
     }
     push(end, id, EventKind::compute_end);
     return true;
+  }
+
+  // The CTAs the launch puts on SM `sm` (launch order: one per SM, then a
+  // second per SM, ...).
+  i64 first_wave_ctas(int sm) const {
+    i64 n = 0;
+    for (i64 r = 0; r < per_sm_; ++r) n += r * sm_count_ + sm < total_ctas_ ? 1 : 0;
+    return n;
   }
 
   // The step's local memory (its warps' spills) to and from the L2, at the
@@ -460,6 +474,7 @@ class KernelRunner {
   std::shared_ptr<const schedule::KernelPrograms> programs_;
   SmModel& sm_model_;
   double step_jitter_;  // sm_pipes.step_jitter (0: lockstep)
+  double cta_priority_;  // sm_pipes.cta_priority (0: every CTA at the SM's mean)
   trace::TensorIndex local_tensor_;
   LocalTraffic local_totals_;  // summed over warps and steps
   i64 warps_ = 1;

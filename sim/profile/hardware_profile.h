@@ -119,6 +119,10 @@ struct HardwareProfile {
     // Standard deviation of a CTA's step length over its mean step, all SMs
     // running identical CTAs (the step-jitter probe); 0 = absent: lockstep.
     double step_jitter = 0;
+    // How much an SM favours its older CTAs: a CTA of start rank r among n
+    // takes 1 + cta_priority (1 - 2/n)(r - (n - 1)/2) of the SM's mean step
+    // (engine::cta_priority_factor); 0 = absent: all at the mean.
+    double cta_priority = 0;
   };
   SmPipes sm_pipes;
 
