@@ -48,7 +48,8 @@ inline double step_jitter_factor(double cv, std::int64_t cta, std::int64_t step)
 // times the SM's mean step, a = sm_pipes.cta_priority (the probe's least
 // squares over 2-8 CTAs per SM, within 0.035 of every rank). Past 8 CTAs the
 // probe's order is no longer monotonic: the first 8 ranks take the 8-CTA
-// factors and the later ones the mean (at 10-16 CTAs they ran at 0.89-1.26).
+// factors and the later ones the mean, an approximation (at 10-16 CTAs the
+// ranks from 8 on ran at 0.89-1.33 of the SM's mean, in no order).
 // The engine gives these factors to the CTAs a launch starts together (the
 // first wave), whose ranks hold for most of their lives; a later CTA starts
 // as the youngest and ages through the ranks, and takes the mean.
