@@ -134,3 +134,24 @@ BOOST_AUTO_TEST_CASE(older_ctas_first_keeps_a_partial_waves_tail_spread_over_the
   BOOST_TEST(jitter_only > 1.03 * lockstep);
   BOOST_TEST(with_priority == lockstep, boost::test_tools::tolerance(0.01));
 }
+
+// The run says which spread it used, so a reader of the JSON can tell a
+// jittered run from a lockstep one.
+BOOST_AUTO_TEST_CASE(the_result_reports_the_spread_it_used) {
+  profile::HardwareProfile p = profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
+  workload::Problem prob;
+  prob.batch = prob.heads = prob.kv_heads = 1;
+  prob.seq_q = prob.seq_k = 256;
+  prob.head_dim = 64;
+  trace::TraceOptions o;
+  o.algorithm = workload::Algorithm::fa2;
+  o.sram_limit_bytes = p.smem_per_block_bytes;
+  const auto r = engine::simulate(trace::build_trace(prob, o), p, {});
+  BOOST_TEST(r.step_jitter == p.sm_pipes.step_jitter);
+  BOOST_TEST(r.cta_priority == p.sm_pipes.cta_priority);
+  BOOST_TEST(r.step_jitter > 0);
+  p.sm_pipes.present = false;  // datasheet timing: no measured spread
+  const auto bare = engine::simulate(trace::build_trace(prob, o), p, {});
+  BOOST_TEST(bare.step_jitter == 0);
+  BOOST_TEST(bare.cta_priority == 0);
+}

@@ -615,6 +615,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   result.options = options;
   result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the values used
   result.options.l2_dirty_limit_bytes = l2o.dirty_limit_bytes;
+  result.step_jitter = p.sm_pipes.present ? p.sm_pipes.step_jitter : 0;
+  result.cta_priority = p.sm_pipes.present ? p.sm_pipes.cta_priority : 0;
   result.options.progress = nullptr;  // the sink need not outlive this call
   result.tensor_names = source.tensor_names();
   // Spills' traffic is counted as a tensor of its own after the trace's.

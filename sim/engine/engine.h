@@ -158,6 +158,9 @@ struct SimulationResult {
   // the whole run, dirty bytes left at the end, occupancy of the longest kernel.
   KernelResult total;
   std::string timeline_note;  // empty, or what the timeline left out
+  // The profile's CTA-timing spread the run used (0: absent, lockstep).
+  double step_jitter = 0;   // sm_pipes.step_jitter
+  double cta_priority = 0;  // sm_pipes.cta_priority
   double host_seconds = 0;    // wall time the simulation took
 };
 
