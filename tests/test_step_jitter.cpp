@@ -38,18 +38,32 @@ BOOST_AUTO_TEST_CASE(draws_have_mean_one_and_the_profiles_spread) {
 
 namespace {
 
-engine::KernelResult qk_gemm(double step_jitter) {
-  profile::HardwareProfile p = profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
-  p.sm_pipes.step_jitter = step_jitter;
+profile::HardwareProfile h200() {
+  return profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
+}
+
+workload::Problem problem(i64 batch, i64 heads, i64 seq, i64 head_dim) {
   workload::Problem prob;
-  prob.batch = 16;
-  prob.heads = prob.kv_heads = 8;
-  prob.seq_q = prob.seq_k = 1000;
-  prob.head_dim = 128;
-  prob.causal = true;
+  prob.batch = batch;
+  prob.heads = prob.kv_heads = heads;
+  prob.seq_q = prob.seq_k = seq;
+  prob.head_dim = head_dim;
+  return prob;
+}
+
+trace::TraceOptions options(workload::Algorithm algorithm, const profile::HardwareProfile& p) {
   trace::TraceOptions o;
-  o.algorithm = workload::Algorithm::standard;
+  o.algorithm = algorithm;
   o.sram_limit_bytes = p.smem_per_block_bytes;
+  return o;
+}
+
+engine::KernelResult qk_gemm(double step_jitter) {
+  profile::HardwareProfile p = h200();
+  p.sm_pipes.step_jitter = step_jitter;
+  workload::Problem prob = problem(16, 8, 1000, 128);
+  prob.causal = true;
+  trace::TraceOptions o = options(workload::Algorithm::standard, p);
   o.gemm.m = o.gemm.n = 64;
   engine::EngineOptions e;
   e.cold_l2_per_kernel = true;
@@ -102,20 +116,13 @@ namespace {
 
 // FA1 forward at 5 CTAs per SM on an 8-SM H200: 62 CTAs, 1.55 waves.
 double fa1_tail_cycles(double step_jitter, double cta_priority) {
-  profile::HardwareProfile p = profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
+  profile::HardwareProfile p = h200();
   p.sm_count = 8;
   p.sm_pipes.step_jitter = step_jitter;
   p.sm_pipes.cta_priority = cta_priority;
-  workload::Problem prob;
-  prob.batch = 2;
-  prob.heads = prob.kv_heads = 31;
-  prob.seq_q = prob.seq_k = 1024;
-  prob.head_dim = 64;
-  trace::TraceOptions o;
-  o.algorithm = workload::Algorithm::fa1;
+  trace::TraceOptions o = options(workload::Algorithm::fa1, p);
   o.block_m = o.block_n = 64;
-  o.sram_limit_bytes = p.smem_per_block_bytes;
-  const engine::KernelResult k = engine::simulate(trace::build_trace(prob, o), p, {}).kernels.at(0);
+  const engine::KernelResult k = engine::simulate(trace::build_trace(problem(2, 31, 1024, 64), o), p, {}).kernels.at(0);
   BOOST_TEST_REQUIRE(k.occupancy.ctas_per_sm == 5);
   return k.cycles;
 }
@@ -138,14 +145,9 @@ BOOST_AUTO_TEST_CASE(older_ctas_first_keeps_a_partial_waves_tail_spread_over_the
 // The run says which spread it used, so a reader of the JSON can tell a
 // jittered run from a lockstep one.
 BOOST_AUTO_TEST_CASE(the_result_reports_the_spread_it_used) {
-  profile::HardwareProfile p = profile::load_profile(profile::default_profile_dir() + "/h200-sxm-141gb.yaml");
-  workload::Problem prob;
-  prob.batch = prob.heads = prob.kv_heads = 1;
-  prob.seq_q = prob.seq_k = 256;
-  prob.head_dim = 64;
-  trace::TraceOptions o;
-  o.algorithm = workload::Algorithm::fa2;
-  o.sram_limit_bytes = p.smem_per_block_bytes;
+  profile::HardwareProfile p = h200();
+  const workload::Problem prob = problem(1, 1, 256, 64);
+  const trace::TraceOptions o = options(workload::Algorithm::fa2, p);
   const auto r = engine::simulate(trace::build_trace(prob, o), p, {});
   BOOST_TEST(r.step_jitter == p.sm_pipes.step_jitter);
   BOOST_TEST(r.cta_priority == p.sm_pipes.cta_priority);
