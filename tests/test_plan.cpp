@@ -649,3 +649,29 @@ BOOST_AUTO_TEST_CASE(fa2_row_kernel_programs_count_what_the_sass_executes) {
     }
   }
 }
+
+// The standard GEMM's step where every output tile is cut in n (O = P V with
+// d 64 in a 128-wide tile: B's guarded copy, each warp issuing both the copy
+// and the zero-fill side of every chunk's branch) executes the SASS's count
+// (experiments/results/2026-11-28-sass-gemm-guarded/guarded.json: the
+// 128x128x64 kn builds' guarded issue 259 single / 266 multi against 157 /
+// 156 unguarded); Nsight Compute's inst_executed of the grid's cut rows is
+// 0.96-0.99 of the model's with it, 0.86-0.96 with the estimate before.
+BOOST_AUTO_TEST_CASE(a_gemm_cut_in_n_issues_both_sides_of_its_guarded_copy) {
+  struct Case {
+    i64 heads;
+    i64 tiles_per_cta, issue_cut, issue;
+  };
+  for (const Case& c : {Case{8, 4, 266, 156}, Case{2, 1, 259, 157}}) {
+    const auto pv_step = [&](i64 d) {
+      const auto plan = make_plan(problem(8192, 8192, d, false, c.heads, c.heads), Algorithm::standard, Pass::fwd,
+                                  PlanTiling{64, 64, {128, 128, 64}, 1});
+      const auto& pv = plan.kernels.back();
+      BOOST_TEST_REQUIRE(pv.name == "std_fwd_pv");
+      BOOST_TEST(pv.as<schedule::GemmPlan>().s.tiles_per_cta == c.tiles_per_cta);
+      return static_cast<i64>(schedule::warp_programs(pv, 2).programs.at(schedule::kMainStep).code.size());
+    };
+    // d 128 fills the tile: the unguarded issue; the products are the same.
+    BOOST_TEST(pv_step(64) - pv_step(128) == c.issue_cut - c.issue, "heads " << c.heads);
+  }
+}

@@ -957,16 +957,24 @@ struct GemmStepSass {
   GemmLayout layout;
   bool multi;  // the build for tiles_per_cta > 1
   SassRegion issue, products, tile_mid, tile_last, prologue;
+  // The issue when every output tile is cut in n (B n-contiguous, n < tile_n:
+  // head dim 64 in a 128-wide tile). B's guarded copy then puts lanes of
+  // every warp on both sides of each chunk's branch (copy or zero-fill), and
+  // the warp issues both: the union of the two paths through the SASS
+  // (experiments/probes/gemm_sass/guarded.py,
+  // experiments/results/2026-11-28-sass-gemm-guarded). {0}: not counted.
+  SassRegion issue_cut_n{};
 };
 
 const GemmStepSass* gemm_step_sass(const GemmPlan& g) {
   // One row per instantiation: tile, layout, multi, then {fma, mufu, total,
   // uniform} per warp of the issue, products, tile (not last; multi only),
-  // last tile and prologue (experiments/results/2026-11-28-sass-gemm-paths/counts.json).
+  // last tile and prologue (experiments/results/2026-11-28-sass-gemm-paths/counts.json),
+  // and for B n-contiguous 128-wide tiles the issue cut in n (guarded.json).
   static constexpr GemmStepSass kCounts[] = {
       {128, 128, 32, GemmLayout::kk, false, {37, 0, 119, 36}, {13, 0, 85, 6}, {0, 0, 0, 0}, {103, 0, 428, 73}, {86, 12, 343, 138}},
-      {128, 128, 32, GemmLayout::kn, false, {43, 0, 134, 39}, {22, 0, 100, 15}, {0, 0, 0, 0}, {118, 0, 431, 84}, {72, 12, 356, 168}},
-      {128, 128, 32, GemmLayout::nn, false, {39, 0, 121, 36}, {15, 0, 100, 13}, {0, 0, 0, 0}, {101, 0, 431, 84}, {64, 12, 333, 163}},
+      {128, 128, 32, GemmLayout::kn, false, {43, 0, 134, 39}, {22, 0, 100, 15}, {0, 0, 0, 0}, {118, 0, 431, 84}, {72, 12, 356, 168}, {46, 0, 180, 57}},
+      {128, 128, 32, GemmLayout::nn, false, {39, 0, 121, 36}, {15, 0, 100, 13}, {0, 0, 0, 0}, {101, 0, 431, 84}, {64, 12, 333, 163}, {40, 0, 165, 54}},
       {64, 64, 32, GemmLayout::kk, false, {43, 0, 108, 13}, {12, 0, 52, 5}, {0, 0, 0, 0}, {57, 0, 165, 25}, {120, 12, 311, 81}},
       {64, 64, 32, GemmLayout::kk, true, {44, 0, 111, 15}, {8, 0, 42, 8}, {44, 0, 190, 62}, {42, 0, 162, 45}, {140, 15, 371, 96}},
       {64, 64, 32, GemmLayout::kn, false, {49, 0, 120, 16}, {16, 0, 55, 11}, {0, 0, 0, 0}, {55, 0, 165, 29}, {125, 12, 317, 77}},
@@ -977,14 +985,14 @@ const GemmStepSass* gemm_step_sass(const GemmPlan& g) {
       {128, 64, 32, GemmLayout::kn, false, {49, 0, 119, 14}, {9, 0, 44, 5}, {0, 0, 0, 0}, {70, 0, 252, 39}, {130, 12, 341, 75}},
       {128, 64, 32, GemmLayout::nn, false, {47, 0, 127, 21}, {9, 0, 47, 8}, {0, 0, 0, 0}, {78, 0, 249, 36}, {141, 12, 349, 62}},
       {64, 128, 32, GemmLayout::kk, false, {44, 0, 111, 14}, {11, 0, 52, 5}, {0, 0, 0, 0}, {66, 0, 245, 39}, {122, 12, 333, 81}},
-      {64, 128, 32, GemmLayout::kn, false, {50, 0, 123, 17}, {14, 0, 56, 8}, {0, 0, 0, 0}, {79, 0, 248, 36}, {135, 12, 346, 75}},
-      {64, 128, 32, GemmLayout::nn, false, {51, 0, 121, 13}, {10, 0, 47, 5}, {0, 0, 0, 0}, {70, 0, 251, 39}, {136, 12, 343, 70}},
+      {64, 128, 32, GemmLayout::kn, false, {50, 0, 123, 17}, {14, 0, 56, 8}, {0, 0, 0, 0}, {79, 0, 248, 36}, {135, 12, 346, 75}, {59, 0, 171, 35}},
+      {64, 128, 32, GemmLayout::nn, false, {51, 0, 121, 13}, {10, 0, 47, 5}, {0, 0, 0, 0}, {70, 0, 251, 39}, {136, 12, 343, 70}, {60, 0, 169, 31}},
       {128, 128, 64, GemmLayout::kk, false, {44, 0, 136, 38}, {21, 0, 150, 10}, {0, 0, 0, 0}, {112, 0, 432, 89}, {94, 12, 350, 137}},
       {128, 128, 64, GemmLayout::kk, true, {43, 0, 139, 44}, {17, 0, 142, 14}, {113, 0, 496, 111}, {112, 0, 459, 108}, {68, 15, 424, 237}},
-      {128, 128, 64, GemmLayout::kn, false, {51, 0, 157, 44}, {51, 0, 178, 15}, {0, 0, 0, 0}, {137, 0, 446, 68}, {131, 12, 348, 75}},
-      {128, 128, 64, GemmLayout::kn, true, {34, 0, 156, 78}, {35, 0, 156, 20}, {130, 0, 508, 120}, {129, 0, 469, 116}, {78, 15, 453, 255}},
-      {128, 128, 64, GemmLayout::nn, false, {47, 0, 142, 35}, {46, 0, 179, 16}, {0, 0, 0, 0}, {117, 0, 439, 66}, {120, 12, 334, 85}},
-      {128, 128, 64, GemmLayout::nn, true, {28, 0, 146, 78}, {29, 0, 150, 21}, {113, 0, 507, 121}, {112, 0, 468, 117}, {70, 15, 442, 255}},
+      {128, 128, 64, GemmLayout::kn, false, {51, 0, 157, 44}, {51, 0, 178, 15}, {0, 0, 0, 0}, {137, 0, 446, 68}, {131, 12, 348, 75}, {65, 0, 259, 84}},
+      {128, 128, 64, GemmLayout::kn, true, {34, 0, 156, 78}, {35, 0, 156, 20}, {130, 0, 508, 120}, {129, 0, 469, 116}, {78, 15, 453, 255}, {64, 0, 266, 118}},
+      {128, 128, 64, GemmLayout::nn, false, {47, 0, 142, 35}, {46, 0, 179, 16}, {0, 0, 0, 0}, {117, 0, 439, 66}, {120, 12, 334, 85}, {50, 0, 232, 75}},
+      {128, 128, 64, GemmLayout::nn, true, {28, 0, 146, 78}, {29, 0, 150, 21}, {113, 0, 507, 121}, {112, 0, 468, 117}, {70, 15, 442, 255}, {48, 0, 254, 118}},
   };
   if (g.a.k_contiguous != g.b.k_contiguous && !g.a.k_contiguous) return nullptr;  // no product has this layout
   const GemmLayout layout = g.a.k_contiguous ? (g.b.k_contiguous ? GemmLayout::kk : GemmLayout::kn) : GemmLayout::nn;
@@ -1102,9 +1110,10 @@ WarpProgram gemm_chunk(const GemmPlan& g, i64 elem) {
   }
   i64 at = b.size();
   for (i64 k = 0; k < w.a_chunks + w.b_chunks; ++k) b.cp_async(b.alu());
-  fill_region(b, at, sass->issue, "gemm issue");
+  const bool b_cut_counted = s.n < s.tile_n && !g.b.k_contiguous && sass->issue_cut_n.total > 0;
+  fill_region(b, at, b_cut_counted ? sass->issue_cut_n : sass->issue, "gemm issue");
   emit_gemm_guard_extra(b, w.a_chunks, s.m < s.tile_m);
-  emit_gemm_guard_extra(b, w.b_chunks, s.n < s.tile_n);
+  emit_gemm_guard_extra(b, w.b_chunks, s.n < s.tile_n && !b_cut_counted);
   at = b.size();
   b.barrier();
   emit_gemm_products(b, g, w, false);
