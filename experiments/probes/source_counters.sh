@@ -4,7 +4,8 @@
 # kernel per configuration, so that a warp program can be compared with what each instruction of
 # the kernel really executed (loop trip counts, spin-waits, which warps run what).
 #   experiments/probes/source_counters.sh IOSIM_KERNELS OUTDIR 'NAME|KERNEL_REGEX|BENCH_FLAGS'...
-# Writes OUTDIR/NAME.ncu-rep, NAME-source.csv (ncu --page source --print-source sass --csv),
+# Writes OUTDIR/NAME.ncu-rep, NAME-source.csv.xz (ncu --page source --print-source sass --csv,
+# xz-compressed: a few MB each, committed compressed),
 # NAME-raw.csv (the sections' metrics) and OUTDIR/kernels.sass.gz (cuobjdump -sass of the binary;
 # NO_SASS=1: not).
 # Read with experiments/probes/source_table.py.
@@ -23,5 +24,6 @@ for arg in "$@"; do
     { echo "source_counters: ncu failed for $name (see $out/$name.log)" >&2; continue; }
   ncu --import "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/$name-source.csv" \
       2> "$out/$name-source.err" || echo "source_counters: source page export failed for $name" >&2
+  xz -9 -f "$out/$name-source.csv"
   ncu --import "$out/$name.ncu-rep" --page raw --csv --print-units base > "$out/$name-raw.csv" 2>> "$out/$name-source.err"
 done

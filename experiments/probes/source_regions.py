@@ -19,11 +19,16 @@ region's three largest stall reasons (% of its samples).
 import argparse
 import collections
 import csv
+import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_table import open_text  # noqa: E402
 
 
 def read_source(path):
-    lines = open(path).read().splitlines()
+    lines = open_text(path).read().splitlines()
     rows = list(csv.reader(lines[1:]))
     head = {k: i for i, k in enumerate(rows[0])}
     stalls = [k for k in rows[0] if k.startswith('stall_') and 'Not Issued' not in k]
@@ -39,7 +44,7 @@ def read_source(path):
 
 
 def raw_value(path, key):
-    rows = list(csv.reader(open(path)))
+    rows = list(csv.reader(open_text(path)))
     for row in rows[1:]:
         if len(row) == len(rows[0]) and row[rows[0].index(key)].replace(',', '').replace('.', '').isdigit():
             return float(row[rows[0].index(key)].replace(',', ''))

@@ -17,6 +17,6 @@ experiments/probes/source_counters.sh /tmp/b/iosim-kernels $work \
   "std-softmax-d64-n1024-bh96|softmax_forward|--algo standard --pass fwd --batch 8 --heads 12 --seq 1024 --head-dim 64 --gemm-m 128 --gemm-n 128" \
   "fa2-bwd-d128-n1024-bh128-c-128x128|fa2_backward_kernel|--algo fa2 --pass bwd --batch 8 --heads 16 --seq 1024 --head-dim 128 --block-m 128 --block-n 128 --causal"
 ls -la $work
-head -c 1500 $work/fa3-d128-n4096-bh32-source.csv
+xzcat $work/fa3-d128-n4096-bh32-source.csv.xz | head -c 1500
 tar -C $work --exclude='*.ncu-rep' --exclude='kernels.sass.gz' -cf - . | xz -6 > $OUT/source.tar.xz
 tar -C $work -czf $OUT/reps.tar.gz $(cd $work && ls *.ncu-rep)

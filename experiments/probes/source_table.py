@@ -26,8 +26,19 @@ from sass_walk import PIPE, parse  # noqa: E402
 PIPES = ['tensor', 'fma', 'alu', 'xu', 'shfl', 'smem', 'global', 'barrier']
 
 
+def open_text(path):
+    """A text file, or its xz-compressed copy PATH.xz (the committed per-instruction CSVs are
+    compressed to keep the repository small enough to travel to the GPU machine)."""
+    import lzma
+    if path.endswith('.xz'):
+        return lzma.open(path, 'rt')
+    if not os.path.exists(path) and os.path.exists(path + '.xz'):
+        return lzma.open(path + '.xz', 'rt')
+    return open(path)
+
+
 def read(path):
-    lines = open(path).read().splitlines()
+    lines = open_text(path).read().splitlines()
     rows = list(csv.reader(lines[1:]))
     head = {k: i for i, k in enumerate(rows[0])}
     out = []
