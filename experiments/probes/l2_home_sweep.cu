@@ -32,32 +32,20 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "l2_sweep_common.h"
+
 
 namespace {
 
-constexpr long long kLine = 128;
+using l2probe::clock_cycles;
+using l2probe::kLine;
+using l2probe::kWarmPasses;
+using l2probe::ld_cg;
+using l2probe::median;
+
 constexpr int kWords = kLine / 4;
-constexpr int kWarmPasses = 3;
 constexpr int kRuns = 3;
 
-__device__ __forceinline__ std::uint32_t ld_cg(const std::uint32_t* p) {
-  std::uint32_t v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
-}
-__device__ __forceinline__ unsigned long long clock_cycles() {
-  unsigned long long c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-  return c;
-}
 __device__ __forceinline__ unsigned smid() {
   unsigned s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
@@ -133,39 +121,20 @@ __global__ void chase(const std::uint32_t* buf, const Chain* chains, int per_hal
   o.accesses = c.length;
 }
 
-__global__ void flush(const uint4* buf, long long n, long long chunk, std::uint32_t* sink) {
-  std::uint32_t acc = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long base = 0; base < n; base += chunk)
-    for (int r = 0; r < 3; ++r)
-      for (long long i = base + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < base + chunk && i < n;
-           i += stride) {
-        uint4 v;
-        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(buf + i));
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-      }
-  if (acc == 0x7FC01234u) *sink = acc;
-}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Latencies of lines [0, n) of `buf` read by SM `reader` right after SM `filler` read them from
 // DRAM (the L2 flushed first).
 std::vector<unsigned> first_reads(std::uint32_t* buf, long long n, unsigned filler, unsigned reader, int sms,
-                                  int* claims, unsigned* lat, const uint4* fbuf, long long flush_bytes, long long l2,
+                                  int* claims, unsigned* lat, const uint4* fbuf, long long l2,
                                   std::uint32_t* sink) {
-  flush<<<sms * 4, 512>>>(fbuf, flush_bytes / 16, l2 / 2 / 16, sink);
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemset(claims, 0, 4 * sizeof(int)));
+  l2probe::flush(fbuf, l2, sms, sink);
+  CK(cudaMemset(claims, 0, 4 * sizeof(int)));
   fill_then_read<<<sms * 2, 32>>>(buf, n, filler, reader, claims, lat);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
   std::vector<unsigned> out(static_cast<size_t>(n));
-  CHECK(cudaMemcpy(out.data(), lat, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(out.data(), lat, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
   return out;
 }
 
@@ -173,26 +142,25 @@ std::vector<unsigned> first_reads(std::uint32_t* buf, long long n, unsigned fill
 
 int main() {
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   const long long l2 = prop.l2CacheSize;
   const long long buf_lines = 2 * l2 / kLine;
   std::fprintf(stderr, "%s: %d SMs, L2 %lld B\n", prop.name, sms, l2);
   std::uint32_t* buf = nullptr;
-  CHECK(cudaMalloc(&buf, buf_lines * kLine));
+  CK(cudaMalloc(&buf, buf_lines * kLine));
   unsigned* lat = nullptr;
-  CHECK(cudaMalloc(&lat, sizeof(unsigned) * (16ll << 20) / kLine));
+  CK(cudaMalloc(&lat, sizeof(unsigned) * (16ll << 20) / kLine));
   int* claims = nullptr;  // fill_then_read's claims, flag and store target
-  CHECK(cudaMalloc(&claims, 4 * sizeof(int)));
+  CK(cudaMalloc(&claims, 4 * sizeof(int)));
   std::uint32_t* sink = nullptr;
-  CHECK(cudaMalloc(&sink, 4));
-  const long long flush_bytes = 512ll << 20;
+  CK(cudaMalloc(&sink, 4));
   uint4* fbuf = nullptr;
-  CHECK(cudaMalloc(&fbuf, flush_bytes));
-  CHECK(cudaMemset(fbuf, 0, flush_bytes));
-  CHECK(cudaMemset(buf, 0, buf_lines * kLine));
+  CK(cudaMalloc(&fbuf, l2probe::kFlushBytes));
+  CK(cudaMemset(fbuf, 0, l2probe::kFlushBytes));
+  CK(cudaMemset(buf, 0, buf_lines * kLine));
   auto timed = [&](long long first_line, long long n, unsigned filler, unsigned reader) {
-    return first_reads(buf + first_line * kWords, n, filler, reader, sms, claims, lat, fbuf, flush_bytes, l2, sink);
+    return first_reads(buf + first_line * kWords, n, filler, reader, sms, claims, lat, fbuf, l2, sink);
   };
 
   // The SM ids present (%smid may skip numbers).
@@ -200,11 +168,11 @@ int main() {
   {
     unsigned* d_ids = nullptr;
     const int n = sms * 8;
-    CHECK(cudaMalloc(&d_ids, sizeof(unsigned) * n));
+    CK(cudaMalloc(&d_ids, sizeof(unsigned) * n));
     record_smid<<<n, 32>>>(d_ids);
-    CHECK(cudaGetLastError());
+    CK(cudaGetLastError());
     std::vector<unsigned> h(static_cast<size_t>(n));
-    CHECK(cudaMemcpy(h.data(), d_ids, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h.data(), d_ids, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
     std::sort(h.begin(), h.end());
     h.erase(std::unique(h.begin(), h.end()), h.end());
     ids = h;
@@ -275,14 +243,14 @@ int main() {
   const int per_half = std::max(in_half[0], in_half[1]) * 32;  // warps per half (one CTA of 32 warps per SM)
   std::vector<std::uint32_t> host_buf(static_cast<size_t>(buf_lines) * kWords, 0);
   Chain* d_chains = nullptr;
-  CHECK(cudaMalloc(&d_chains, sizeof(Chain) * 2 * per_half));
+  CK(cudaMalloc(&d_chains, sizeof(Chain) * 2 * per_half));
   unsigned char* d_half = nullptr;
-  CHECK(cudaMalloc(&d_half, kMaxSm));
-  CHECK(cudaMemcpy(d_half, half.data(), kMaxSm, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&d_half, kMaxSm));
+  CK(cudaMemcpy(d_half, half.data(), kMaxSm, cudaMemcpyHostToDevice));
   unsigned* d_rank = nullptr;
-  CHECK(cudaMalloc(&d_rank, 2 * sizeof(unsigned)));
+  CK(cudaMalloc(&d_rank, 2 * sizeof(unsigned)));
   Rec* d_rec = nullptr;
-  CHECK(cudaMalloc(&d_rec, sizeof(Rec) * 2 * per_half));
+  CK(cudaMalloc(&d_rec, sizeof(Rec) * 2 * per_half));
   std::printf("gpu,mode,working_set_mib,cold,warm,hit_fraction\n");
   for (const std::string mode : {"mixed", "own", "other", "cross"}) {
     std::vector<std::pair<double, std::pair<double, double>>> points;
@@ -326,19 +294,18 @@ int main() {
           chains[h * per_half + r] = {static_cast<unsigned>(mine[0]), static_cast<unsigned>(mine.size())};
         }
       }
-      CHECK(cudaMemcpy(buf, host_buf.data(), host_buf.size() * 4, cudaMemcpyHostToDevice));
-      CHECK(cudaMemcpy(d_chains, chains.data(), sizeof(Chain) * chains.size(), cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(buf, host_buf.data(), host_buf.size() * 4, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(d_chains, chains.data(), sizeof(Chain) * chains.size(), cudaMemcpyHostToDevice));
       std::vector<double> cold, warm;
       for (int run = 0; run < kRuns; ++run) {
-        CHECK(cudaMemset(d_rank, 0, 2 * sizeof(unsigned)));
-        CHECK(cudaMemset(d_rec, 0, sizeof(Rec) * 2 * per_half));
-        flush<<<sms * 4, 512>>>(fbuf, flush_bytes / 16, l2 / 2 / 16, sink);
-        CHECK(cudaGetLastError());
+        CK(cudaMemset(d_rank, 0, 2 * sizeof(unsigned)));
+        CK(cudaMemset(d_rec, 0, sizeof(Rec) * 2 * per_half));
+        l2probe::flush(fbuf, l2, sms, sink);
         chase<<<sms, 1024>>>(buf, d_chains, per_half, d_half, d_rank, d_rec, sink);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
         std::vector<Rec> rec(static_cast<size_t>(2) * per_half);
-        CHECK(cudaMemcpy(rec.data(), d_rec, sizeof(Rec) * rec.size(), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(rec.data(), d_rec, sizeof(Rec) * rec.size(), cudaMemcpyDeviceToHost));
         std::vector<double> c, w;
         for (const Rec& x : rec)
           if (x.accesses > 0) {

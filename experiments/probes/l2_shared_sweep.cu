@@ -27,37 +27,25 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "l2_sweep_common.h"
+
 
 namespace {
 
+using l2probe::clock_cycles;
+using l2probe::kLine;
+using l2probe::kWarmPasses;
+using l2probe::ld_cg;
+using l2probe::median;
+
 constexpr int kThreads = 1024;  // 32 warps, lane 0 of each chases
-constexpr long long kLine = 128;
-constexpr int kWarmPasses = 3;
 constexpr int kRuns = 5;
 
 struct Rec {
   unsigned long long cold = 0, warm = 0, accesses = 0;
 };
 
-__device__ __forceinline__ std::uint32_t ld_cg(const std::uint32_t* p) {
-  std::uint32_t v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
-}
 
-__device__ __forceinline__ unsigned long long clock_cycles() {
-  unsigned long long c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-  return c;
-}
 
 __global__ void __launch_bounds__(kThreads) shared_chase(const std::uint32_t* buf, long long lines, int share,
                                                          Rec* out, std::uint32_t* sink) {
@@ -86,47 +74,28 @@ __global__ void __launch_bounds__(kThreads) shared_chase(const std::uint32_t* bu
   out[w].accesses = n;
 }
 
-__global__ void flush(const uint4* buf, long long n, long long chunk, std::uint32_t* sink) {
-  std::uint32_t acc = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long base = 0; base < n; base += chunk)
-    for (int r = 0; r < 3; ++r)
-      for (long long i = base + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < base + chunk && i < n;
-           i += stride) {
-        uint4 v;
-        asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(buf + i));
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-      }
-  if (acc == 0x7FC01234u) *sink = acc;
-}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
 int main() {
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   const long long l2 = prop.l2CacheSize;
   std::fprintf(stderr, "%s: %d SMs, L2 %lld B\n", prop.name, sms, l2);
   const long long max_ws = 2 * l2;
   std::uint32_t* buf = nullptr;
-  CHECK(cudaMalloc(&buf, max_ws));
-  CHECK(cudaMemset(buf, 0, max_ws));
-  const long long flush_bytes = 512ll << 20;
+  CK(cudaMalloc(&buf, max_ws));
+  CK(cudaMemset(buf, 0, max_ws));
   uint4* fbuf = nullptr;
-  CHECK(cudaMalloc(&fbuf, flush_bytes));
-  CHECK(cudaMemset(fbuf, 0, flush_bytes));
+  CK(cudaMalloc(&fbuf, l2probe::kFlushBytes));
+  CK(cudaMemset(fbuf, 0, l2probe::kFlushBytes));
   std::uint32_t* sink = nullptr;
-  CHECK(cudaMalloc(&sink, 4));
+  CK(cudaMalloc(&sink, 4));
   Rec* rec = nullptr;
   const int grid = sms;  // one CTA of 32 warps per SM (1024 threads: one fits per SM)
-  CHECK(cudaMalloc(&rec, sizeof(Rec) * grid * 32));
+  CK(cudaMalloc(&rec, sizeof(Rec) * grid * 32));
   std::vector<Rec> host(static_cast<size_t>(grid) * 32);
   std::printf("gpu,share,working_set_mib,cold,warm,hit_fraction\n");
   for (const int share : {1, 2, 4, 8}) {
@@ -136,12 +105,11 @@ int main() {
       if (ws > max_ws) continue;
       std::vector<double> cold, warm;
       for (int r = 0; r < kRuns; ++r) {
-        flush<<<sms * 4, 512>>>(fbuf, flush_bytes / 16, l2 / 2 / 16, sink);
-        CHECK(cudaGetLastError());
+        l2probe::flush(fbuf, l2, sms, sink);
         shared_chase<<<grid, kThreads>>>(buf, ws / kLine, share, rec, sink);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
-        CHECK(cudaMemcpy(host.data(), rec, sizeof(Rec) * host.size(), cudaMemcpyDeviceToHost));
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(host.data(), rec, sizeof(Rec) * host.size(), cudaMemcpyDeviceToHost));
         std::vector<double> c, w;
         for (const Rec& x : host)
           if (x.accesses > 0) {
@@ -161,9 +129,9 @@ int main() {
     }
     std::fflush(stdout);
   }
-  CHECK(cudaFree(buf));
-  CHECK(cudaFree(fbuf));
-  CHECK(cudaFree(sink));
-  CHECK(cudaFree(rec));
+  CK(cudaFree(buf));
+  CK(cudaFree(fbuf));
+  CK(cudaFree(sink));
+  CK(cudaFree(rec));
   return 0;
 }
