@@ -91,9 +91,7 @@ struct Chain {
   unsigned head = 0;
   unsigned length = 0;
 };
-struct Rec {
-  unsigned long long cold = 0, warm = 0, accesses = 0;
-};
+using Rec = l2probe::ChaseRecord;
 
 // Warp (by its SM's half h and its rank r among that half's warps, given by rank counters) chases
 // chain chains[h][r]: chains[h * per_half + r].
@@ -306,25 +304,13 @@ int main() {
         CK(cudaDeviceSynchronize());
         std::vector<Rec> rec(static_cast<size_t>(2) * per_half);
         CK(cudaMemcpy(rec.data(), d_rec, sizeof(Rec) * rec.size(), cudaMemcpyDeviceToHost));
-        std::vector<double> c, w;
-        for (const Rec& x : rec)
-          if (x.accesses > 0) {
-            c.push_back(static_cast<double>(x.cold) / static_cast<double>(x.accesses));
-            w.push_back(static_cast<double>(x.warm) / static_cast<double>(x.accesses * kWarmPasses));
-          }
-        cold.push_back(median(c));
-        warm.push_back(median(w));
+        const auto [c, w] = l2probe::per_load_medians(rec);
+        cold.push_back(c);
+        warm.push_back(w);
       }
       points.push_back({static_cast<double>(ws_lines * kLine) / (1 << 20), {median(cold), median(warm)}});
     }
-    if (points.empty()) continue;
-    const double hit = points.front().second.second;
-    for (const auto& [mib, cw] : points) {
-      const double span = cw.first - hit;
-      const double fraction = span > 0 ? std::clamp((cw.first - cw.second) / span, 0.0, 1.0) : 0.0;
-      std::printf("%s,%s,%.3f,%.2f,%.2f,%.4f\n", prop.name, mode.c_str(), mib, cw.first, cw.second, fraction);
-    }
-    std::fflush(stdout);
+    l2probe::print_points((std::string(prop.name) + "," + mode).c_str(), points);
   }
   return 0;
 }

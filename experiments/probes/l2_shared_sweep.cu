@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "l2_sweep_common.h"
@@ -41,9 +42,7 @@ using l2probe::median;
 constexpr int kThreads = 1024;  // 32 warps, lane 0 of each chases
 constexpr int kRuns = 5;
 
-struct Rec {
-  unsigned long long cold = 0, warm = 0, accesses = 0;
-};
+using Rec = l2probe::ChaseRecord;
 
 
 
@@ -110,24 +109,14 @@ int main() {
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(host.data(), rec, sizeof(Rec) * host.size(), cudaMemcpyDeviceToHost));
-        std::vector<double> c, w;
-        for (const Rec& x : host)
-          if (x.accesses > 0) {
-            c.push_back(static_cast<double>(x.cold) / static_cast<double>(x.accesses));
-            w.push_back(static_cast<double>(x.warm) / static_cast<double>(x.accesses * kWarmPasses));
-          }
-        cold.push_back(median(c));
-        warm.push_back(median(w));
+        const auto [c, w] = l2probe::per_load_medians(host);
+        cold.push_back(c);
+        warm.push_back(w);
       }
       points.push_back({static_cast<double>(ws) / (1 << 20), {median(cold), median(warm)}});
     }
-    const double hit = points.front().second.second;
-    for (const auto& [mib, cw] : points) {
-      const double span = cw.first - hit;
-      const double fraction = span > 0 ? std::clamp((cw.first - cw.second) / span, 0.0, 1.0) : 0.0;
-      std::printf("%s,%d,%.3f,%.2f,%.2f,%.4f\n", prop.name, share, mib, cw.first, cw.second, fraction);
-    }
-    std::fflush(stdout);
+    const std::string prefix = std::string(prop.name) + "," + std::to_string(share);
+    l2probe::print_points(prefix.c_str(), points);
   }
   CK(cudaFree(buf));
   CK(cudaFree(fbuf));

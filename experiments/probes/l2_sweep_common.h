@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "probe_check.h"
@@ -52,6 +54,35 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One chasing warp's pass timings: a cold pass, then kWarmPasses warm ones, over `accesses` loads each.
+struct ChaseRecord {
+  unsigned long long cold = 0, warm = 0, accesses = 0;
+};
+
+// The medians over the warps that chased anything of cycles per load: {cold, warm}.
+inline std::pair<double, double> per_load_medians(const std::vector<ChaseRecord>& records) {
+  std::vector<double> c, w;
+  for (const ChaseRecord& x : records)
+    if (x.accesses > 0) {
+      c.push_back(static_cast<double>(x.cold) / static_cast<double>(x.accesses));
+      w.push_back(static_cast<double>(x.warm) / static_cast<double>(x.accesses * kWarmPasses));
+    }
+  return {median(c), median(w)};
+}
+
+// The hit fraction of each point as iosim calibrate computes it: (cold - warm) / (cold - hit), hit
+// = the warm latency at the smallest working set; printed as CSV lines "PREFIX,mib,cold,warm,fraction".
+inline void print_points(const char* prefix, const std::vector<std::pair<double, std::pair<double, double>>>& points) {
+  if (points.empty()) return;
+  const double hit = points.front().second.second;
+  for (const auto& [mib, cw] : points) {
+    const double span = cw.first - hit;
+    const double fraction = span > 0 ? std::clamp((cw.first - cw.second) / span, 0.0, 1.0) : 0.0;
+    std::printf("%s,%.3f,%.2f,%.2f,%.4f\n", prefix, mib, cw.first, cw.second, fraction);
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace l2probe
