@@ -34,7 +34,6 @@
 
 #include "l2_sweep_common.h"
 
-
 namespace {
 
 using l2probe::clock_cycles;
