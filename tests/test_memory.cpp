@@ -928,6 +928,67 @@ BOOST_AUTO_TEST_CASE(the_l2_holds_the_effective_size_where_the_profile_gives_one
   BOOST_TEST(mem.dram().counters().read_bytes > tile);  // not in 32 KiB of distinct lines
 }
 
+// Copies (L2Options::copies, the H200's home-half sweeps): a far read leaves
+// a copy in the reader's partition, so the reader's next read is a near hit
+// that needs neither the home nor DRAM; and a line read from both partitions
+// takes two slots, so such a working set is half-kept at half the L2, where
+// one read only in its home partition uses all of it.
+L2Options copy_options() {
+  L2Options o = options("lru", 0, false);
+  o.ordered_sets = false;
+  o.copies = true;
+  return o;
+}
+
+BOOST_AUTO_TEST_CASE(a_far_read_leaves_a_copy_that_the_next_read_hits_near) {
+  auto p = test_profile();
+  memory::MemorySystem mem(p, copy_options());
+  const auto line = range(AccessKind::Read, kBase, 128);
+  const int home = mem.l2().partition_of(kBase);
+  const double transfer = 128.0 / 1024.0;
+  mem.load(line, 0, 1 - home);  // miss: the home and a copy
+  BOOST_TEST(mem.dram().counters().read_bytes == 128);
+  BOOST_TEST(mem.load(line, 10000, 1 - home) - 10000 == p.l2_near_latency_cycles + transfer);  // the copy
+  BOOST_TEST(mem.load(line, 20000, home) - 20000 == p.l2_near_latency_cycles + transfer);      // the home
+  BOOST_TEST(mem.dram().counters().read_bytes == 128);
+  BOOST_TEST(mem.l2().counters().kind[0].hit_sectors == 8);
+  // Without copies the far reader keeps paying the far latency.
+  memory::MemorySystem plain(p, options("lru", 0, false));
+  plain.load(line, 0, 1 - home);
+  BOOST_TEST(plain.load(line, 10000, 1 - home) - 10000 == p.l2_far_latency_cycles + transfer);
+}
+
+BOOST_AUTO_TEST_CASE(a_line_read_from_both_partitions_takes_two_slots) {
+  const L2Geometry g = small_l2(64 * 1024, 2);
+  // Re-read hit share of a cyclic working set of `bytes`, each line read by
+  // its home partition alone or by both partitions in turn.
+  auto kept = [&](i64 bytes, bool both) {
+    L2Cache l2(g, copy_options());
+    double now = 0;
+    i64 hits = 0, sectors = 0;
+    for (int pass = 0; pass < 4; ++pass)
+      for (u64 addr = kBase; addr < kBase + static_cast<u64>(bytes); addr += 128)
+        for (int k = 0; k < (both ? 2 : 1); ++k) {
+          const int part = k == 0 ? l2.partition_of(addr) : 1 - l2.partition_of(addr);
+          const auto r = l2.access(range(AccessKind::Read, addr, 128), now, part);
+          l2.complete(now, now);
+          now += 1000;
+          if (pass > 0) hits += r.sectors - r.fetch_sectors, sectors += r.sectors;
+        }
+    return static_cast<double>(hits) / static_cast<double>(sectors);
+  };
+  BOOST_TEST(kept(48 * 1024, false) == 1.0);  // one slot each: 48 KiB of 64 stay
+  BOOST_TEST(kept(24 * 1024, true) == 1.0);   // two slots each: 48 KiB of slots
+  BOOST_TEST(kept(48 * 1024, true) < 0.6);    // 96 KiB of slots: they thrash
+}
+
+BOOST_AUTO_TEST_CASE(copies_need_two_partitions_and_the_line_by_line_path) {
+  BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024, 1), copy_options()), iosim::InputError);
+  L2Options fast = copy_options();
+  fast.tile_fast_path = true;
+  BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024, 2), fast), iosim::InputError);
+}
+
 // With a measured copy rate C beside the read rate R (both fractions of the
 // peak), an equal mix of reads and writes must run at C, so a written byte
 // costs 2/C - 1/R of a read byte's channel time.

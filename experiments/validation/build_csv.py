@@ -146,15 +146,17 @@ def file_sha(path):
 
 
 class Simulator:
-    def __init__(self, iosim, profile, cache_dir):
+    def __init__(self, iosim, profile, cache_dir, extra_flags=""):
         self.iosim, self.profile, self.cache_dir = iosim, profile, cache_dir
+        self.extra = extra_flags.split()
         prof_path = profile if os.path.exists(profile) else os.path.join(ROOT, "hw_profiles", profile + ".yaml")
         prof_text = open(prof_path, "rb").read() if os.path.exists(prof_path) else profile.encode()
         self.salt = file_sha(iosim) + hashlib.sha256(prof_text).hexdigest()
         os.makedirs(cache_dir, exist_ok=True)
 
     def run(self, flags, cold):
-        args = [self.iosim, "simulate", *flags.split(), "--profile", self.profile, "--json"] + (["--cold-l2"] if cold else [])
+        args = [self.iosim, "simulate", *flags.split(), *self.extra, "--profile", self.profile, "--json"] + (
+            ["--cold-l2"] if cold else [])
         key = hashlib.sha256((self.salt + " ".join(args[1:])).encode()).hexdigest()[:32]
         path = os.path.join(self.cache_dir, key + ".json")
         if os.path.exists(path):
@@ -283,6 +285,8 @@ def main():
     ap.add_argument("--iosim", default=os.path.join(ROOT, "build/sim/iosim"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-pass", action="store_true", help="skip the warm-L2 pass simulation")
+    ap.add_argument("--sim-flags", default="", metavar="FLAGS",
+                    help="more `iosim simulate` flags for every simulation, e.g. --sim-flags=--l2-copies (a model variant)")
     ap.add_argument("--cache", default=os.path.join(ROOT, "build/validation-sim-cache"))
     ap.add_argument("--stale", action="append", default=[], metavar="REGEX:REASON",
                     help="configurations whose name matches REGEX were measured with a kernel that has changed "
@@ -311,7 +315,7 @@ def main():
             dev = open(name_file).read().strip()
             if gpu not in dev.lower().replace(" ", ""):
                 print(f"build_csv: warning: {d} says '{dev}', not {gpu}", file=sys.stderr)
-    sim = Simulator(a.iosim, profile, a.cache)
+    sim = Simulator(a.iosim, profile, a.cache, a.sim_flags)
     prof_label = os.path.relpath(profile, ROOT) if os.path.exists(profile) else profile
 
     def one(c):

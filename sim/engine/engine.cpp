@@ -605,6 +605,15 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   l2o.tile_fast_path = options.l2_tile_fast_path;
   l2o.ordered_sets = options.l2_ordered_sets;
   l2o.set_sampling = options.l2_set_sampling;
+  if (options.l2_copies) {
+    if (p.l2_partitions != 2)
+      throw InputError("L2 copies need a profile with 2 L2 partitions ('" + p.name + "' has " +
+                       std::to_string(p.l2_partitions) + ")");
+    if (options.l2_set_sampling != 1) throw InputError("L2 copies cannot be combined with L2 set sampling");
+    l2o.copies = true;
+    l2o.tile_fast_path = false;  // the tile records hold one slot per line
+    l2o.ordered_sets = false;
+  }
   memory::MemorySystem mem(p, l2o);
   std::unique_ptr<Timeline> timeline;
   if (!options.timeline_path.empty())

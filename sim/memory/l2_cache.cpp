@@ -190,6 +190,10 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   if (options_.fill_tickets_held < 0) throw InputError("L2 fill tickets held must be >= 0 (0: all)");
+  if (options_.copies && (geometry_.partitions != 2 || options_.tile_fast_path || options_.ordered_sets ||
+                          options_.set_sampling != 1))
+    throw InputError("L2 copies need 2 partitions, the line-by-line path (no tile fast path, no ordered sets) and "
+                     "no set sampling");
   min_fill_compaction_ = options_.fill_tickets_held == 0 ? std::numeric_limits<size_t>::max()
                                                          : static_cast<size_t>(options_.fill_tickets_held);
   fill_compaction_size_ = min_fill_compaction_;
@@ -1332,6 +1336,70 @@ void L2Cache::compact_dirty_order() {
   dirty_order_ = std::move(live);
 }
 
+void L2Cache::hit_copies(int requester_partition, Visit& v) {
+  copies_.clear();
+  size_t keep = 0;
+  for (size_t i = 0; i < line_count_; ++i) {
+    const LineRef l = lines_[i];
+    if (static_cast<int>(partition_of_set(l.set)) == requester_partition) {
+      lines_[keep++] = l;
+      continue;
+    }
+    const u64 mirror = l.set ^ 1u;
+    const SetView m = set_view(mirror);
+    const u64 found = match_ways<0>(m.tag(), l.tag, ways_) & m.valid_ways();
+    if (found != 0) {
+      const int w = std::countr_zero(found);
+      if ((static_cast<unsigned>(m.valid()[w]) & l.mask) == l.mask) {  // a near hit on the copy
+        v.hits += std::popcount(l.mask);
+        if (hit_refreshes_) m.stamp()[w] = v.stamp;
+        v.partition_mask |= 1u << requester_partition;
+        ++counters_.line_visits;
+        continue;
+      }
+    }
+    lines_[keep++] = l;
+    copies_.push_back({mirror, l.tag, l.mask});
+  }
+  line_count_ = keep;
+}
+
+void L2Cache::make_copies(const trace::RangeAccess& a, Visit& v) {
+  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
+  i64 writeback = 0;
+  for (const LineRef& c : copies_) {
+    const SetView m = set_view(c.set);
+    const u64 valid_ways = m.valid_ways();
+    const u64 found = match_ways<0>(m.tag(), c.tag, ways_) & valid_ways;
+    int w;
+    if (found != 0) {  // a partial copy: it gains the sectors
+      w = std::countr_zero(found);
+      m.valid()[w] = static_cast<std::uint8_t>(m.valid()[w] | c.mask);
+    } else {
+      w = choose_victim<0>(valid_ways, m.owned_ways(), m.stamp(), m.owner(), all_ways_, owner_stamp_.data(), ways_);
+      const u64 bit = u64{1} << w;
+      if ((valid_ways & bit) != 0) {
+        if (const unsigned dirty = m.dirty()[w]; dirty != 0) {
+          const int d = std::popcount(dirty);
+          writeback += d;
+          dirty_sectors_ -= d;
+          counters_.tensor[m.tensor()[w]].writeback_sectors += d;
+        }
+      }
+      m.tag()[w] = c.tag;
+      m.valid()[w] = static_cast<std::uint8_t>(c.mask);
+      m.dirty()[w] = 0;
+      m.tensor()[w] = tensor;
+      m.ready()[w] = 0;
+      m.set_valid_ways(valid_ways | bit);
+      m.set_owned_ways(m.owned_ways() & ~bit);
+    }
+    m.stamp()[w] = v.stamp;
+  }
+  v.writeback += writeback;
+  counters_.line_visits += static_cast<i64>(copies_.size());
+}
+
 L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_partition) {
   fill_count_ = 0;
   check_address_window(a);
@@ -1426,7 +1494,9 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
       case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
     }
   } else {
+    if (options_.copies && is_read) hit_copies(requester_partition, v);
     visit_lines(a, rid, own, v, Ways<0>{ways_});
+    if (options_.copies && is_read) make_copies(a, v);
   }
   const i64 sampled_sectors = v.hits + v.misses;
   if (sampling_ > 1) estimate_from_sample(a, v, sampled_sectors);

@@ -117,6 +117,15 @@ struct L2Options {
   // are done are dropped (exact: same results; 0 = hold every ticket of a
   // kernel, the reference the tests compare with).
   i64 fill_tickets_held = i64{1} << 16;
+  // Copies (2 partitions): a read of a line homed in the other partition also
+  // allocates it in the requester's partition (the mirror set: the set index
+  // with its partition bit flipped), a clean second slot with its own
+  // recency, which the requester's later reads hit near without touching
+  // the home; writes go to the home only. What the H200's home-half sweeps
+  // show (experiments/results/2026-11-28-h200-l2-home-sweep). Needs the
+  // line-by-line path (tile_fast_path and ordered_sets false), no set
+  // sampling, and the L2's physical capacity in the geometry.
+  bool copies = false;
 };
 
 // Indexed by AccessKind: Read, Write, ReduceAdd.
@@ -320,6 +329,13 @@ class L2Cache {
   void release_all_owners();
   unsigned partition_of_set(u64 set) const;
   void gather_lines(const trace::RangeAccess& a);
+  // Copies: takes this read's lines of the other partition whose copy in the
+  // requester's partition holds every requested sector out of lines_ (near
+  // hits, counted in v), and lists the rest's copies to make in copies_.
+  void hit_copies(int requester_partition, Visit& v);
+  // ... and allocates them (clean; a dirty victim is written back).
+  void make_copies(const trace::RangeAccess& a, Visit& v);
+  std::vector<LineRef> copies_;
   template <bool Sampled>
   void gather_lines(const trace::RangeAccess& a);
   bool gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail);

@@ -12,10 +12,20 @@ double l2_rate(const profile::HardwareProfile& p) {
     throw InputError("profile '" + p.name + "': the L2 model needs a positive L2 bandwidth and SM clock");
   return p.l2_bandwidth_bytes_per_s / p.sm_clock_hz;
 }
+// With copies the L2 holds them itself: its whole capacity, not the distinct
+// lines calibrate's sweep keeps.
+L2Geometry l2_geometry(const profile::HardwareProfile& p, const L2Options& options) {
+  L2Geometry g = L2Geometry::from_profile(p);
+  if (options.copies) {
+    g.capacity_bytes = p.l2_bytes;
+    g.validate();
+  }
+  return g;
+}
 }  // namespace
 
 MemorySystem::MemorySystem(const profile::HardwareProfile& p, const L2Options& options)
-    : l2_(L2Geometry::from_profile(p), options),
+    : l2_(l2_geometry(p, options), options),
       dram_(DramModel::from_profile(p)),
       l2_bandwidth_(l2_rate(p)),
       near_latency_(p.l2_near_latency_cycles),
