@@ -371,18 +371,27 @@ BOOST_AUTO_TEST_CASE(profiles_say_which_are_calibrated_and_where_they_were_measu
   for (const char* name : {"a100-sxm4-40gb", "a100-sxm4-80gb", "t4"}) BOOST_TEST(contains(provenance[name], " 0 of "), name);
 }
 
-// Profiles whose L2 holds fewer distinct bytes than its size (l2.effective_size,
-// from iosim calibrate's sweep) say so, with the capacity the model uses; the
-// others' model holds their whole L2.
+// Profiles whose calibrate run saw far lines copied near (l2.far_copies) model
+// the copies in the whole L2; those whose L2 holds fewer distinct bytes than
+// its size without copies (l2.effective_size, from iosim calibrate's sweep)
+// say so.
 BOOST_AUTO_TEST_CASE(profiles_show_the_l2_capacity_the_model_uses) {
-  std::map<std::string, std::pair<long long, long long>> l2;  // name -> (l2_bytes, l2_model_bytes)
+  struct L2 {
+    long long size, model, effective;
+    bool copies;
+  };
+  std::map<std::string, L2> l2;
   for (const auto& [key, p] : json_of("profiles"))
-    l2[p.get<std::string>("name")] = {p.get<long long>("l2_bytes"), p.get<long long>("l2_model_bytes")};
+    l2[p.get<std::string>("name")] = {p.get<long long>("l2_bytes"), p.get<long long>("l2_model_bytes"),
+                                      p.get<long long>("l2_effective_bytes"), p.get<bool>("l2_copies")};
   for (const char* name : {"h100-sxm5-80gb", "h200-sxm-141gb"}) {
     BOOST_TEST_REQUIRE(l2.count(name) == 1u, name);
-    BOOST_TEST(l2[name].second < l2[name].first, name);  // measured: near copies take slots
+    BOOST_TEST(l2[name].copies, name);
+    BOOST_TEST(l2[name].model == l2[name].size, name);      // copies: the whole L2
+    BOOST_TEST(l2[name].effective < l2[name].size, name);   // without: the distinct lines measured
   }
-  for (const char* name : {"a100-sxm4-40gb", "t4"}) BOOST_TEST(l2[name].second == l2[name].first, name);
+  for (const char* name : {"a100-sxm4-40gb", "t4"}) BOOST_TEST(!l2[name].copies, name);  // not measured
+  for (const char* name : {"a100-sxm4-40gb", "t4"}) BOOST_TEST(l2[name].model == l2[name].size, name);
   const Result r = run("profiles");
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.out);
   std::istringstream lines(r.out);
@@ -392,6 +401,25 @@ BOOST_AUTO_TEST_CASE(profiles_show_the_l2_capacity_the_model_uses) {
   BOOST_TEST(contains(line, "h200-sxm-141gb"), r.out);
   BOOST_TEST(contains(line, "h100-sxm5-80gb"), r.out);
   BOOST_TEST(!contains(line, "a100"), r.out);
+}
+
+// The L2 copies follow the profile's l2.far_copies unless --l2-copies says;
+// the JSON records the value used, and a profile with one partition refuses them.
+BOOST_AUTO_TEST_CASE(l2_copies_follow_the_profile_unless_the_flag_says) {
+  const std::string problem = "simulate --seq 512 --head-dim 64 --pass fwd --profile ";
+  auto used = [&](const std::string& args) { return json_of(problem + args).get<bool>("engine.l2_copies"); };
+  BOOST_TEST(used("h200"));
+  BOOST_TEST(used("h100"));
+  BOOST_TEST(!used("a100"));
+  BOOST_TEST(!used("h200 --l2-copies off"));
+  BOOST_TEST(used("a100 --l2-copies on"));
+  BOOST_TEST(!used("h200 --l2-sample 2"));  // set sampling keeps one slot per line
+  const Result bad = run(problem + "h200 --l2-copies maybe");
+  BOOST_TEST(bad.exit_code == 2, bad.out);
+  BOOST_TEST(contains(bad.out, "must be on or off"), bad.out);
+  const Result uniform = run(problem + "t4 --l2-copies on");
+  BOOST_TEST(uniform.exit_code != 0, uniform.out);
+  BOOST_TEST(contains(uniform.out, "2 L2 partitions"), uniform.out);
 }
 
 BOOST_AUTO_TEST_CASE(replay_names_a_directory_and_where_its_timeline_went) {

@@ -637,9 +637,11 @@ BOOST_AUTO_TEST_CASE(set_sampling_stays_close_to_the_exact_model_for_every_algor
   using A = workload::Algorithm;
   for (const A a : {A::fa2, A::fa1, A::standard}) {
     const auto tr = build(p, a, Pass::fwdbwd, 2, 8, 2048, 64, a == A::fa2);
-    EngineOptions sampled;
+    EngineOptions exact, sampled;
+    exact.l2_copies = false;  // the model set sampling runs (one slot per line)
     sampled.l2_set_sampling = 16;
-    const auto x = engine::simulate(tr, p, {}), y = engine::simulate(tr, p, sampled);
+    const auto x = engine::simulate(tr, p, exact), y = engine::simulate(tr, p, sampled);
+    BOOST_TEST(!y.options.l2_copies.value());
     const auto tx = x.total.l2.total(), ty = y.total.l2.total();
     BOOST_TEST(ty.bytes == tx.bytes);
     BOOST_TEST(ty.sectors == tx.sectors);
@@ -659,6 +661,7 @@ BOOST_AUTO_TEST_CASE(set_sampling_keeps_the_dirty_limit) {
   const auto p = a100_with_l2(i64{4} << 20);
   const auto tr = build(p, workload::Algorithm::standard, Pass::fwd, 2, 8, 2048, 64);
   EngineOptions exact, sampled;
+  exact.l2_copies = false;
   exact.l2_dirty_limit_bytes = sampled.l2_dirty_limit_bytes = 1 << 20;
   sampled.l2_set_sampling = 16;
   const auto x = engine::simulate(tr, p, exact), y = engine::simulate(tr, p, sampled);

@@ -982,11 +982,55 @@ BOOST_AUTO_TEST_CASE(a_line_read_from_both_partitions_takes_two_slots) {
   BOOST_TEST(kept(48 * 1024, true) < 0.6);    // 96 KiB of slots: they thrash
 }
 
-BOOST_AUTO_TEST_CASE(copies_need_two_partitions_and_the_line_by_line_path) {
+BOOST_AUTO_TEST_CASE(copies_need_two_partitions_and_no_set_sampling) {
   BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024, 1), copy_options()), iosim::InputError);
-  L2Options fast = copy_options();
-  fast.tile_fast_path = true;
-  BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024, 2), fast), iosim::InputError);
+  L2Options sampled = copy_options();
+  sampled.set_sampling = 2;
+  BOOST_CHECK_THROW(L2Cache(small_l2(64 * 1024, 2), sampled), iosim::InputError);
+}
+
+// With copies, a read's tile record is its partition's (it owns the near
+// lines' homes and the far lines' copies): the fast path and the ordered sets
+// still give the line-by-line results, request by request.
+BOOST_AUTO_TEST_CASE(copies_keep_the_fast_path_exact) {
+  for (const std::string policy : {"lru", "fifo"})
+    for (const bool limited : {false, true})
+      for (const bool ordered : {true, false}) {
+        L2Options fast = options(policy, 30, true);
+        fast.copies = true;
+        fast.ordered_sets = ordered;
+        L2Options slow = copy_options();
+        slow.replacement = policy;
+        slow.merge_window_cycles = 30;
+        if (limited) fast.dirty_limit_bytes = slow.dirty_limit_bytes = 24 * 1024;
+        const L2Geometry g = small_l2(128 * 1024, 2);
+        L2Cache x(g, fast), y(g, slow);
+        std::mt19937_64 rng(11 + limited);
+        const u64 span = static_cast<u64>(g.capacity_bytes) * 2;
+        const std::vector<RangeAccess> pool = random_tiles(rng, span, 80, 2000, 64, 256, {2048, 4096, 128, 200, 0});
+        double now = 0;
+        for (int step = 0; step < 8000; ++step) {
+          RangeAccess a = pool[rng() % pool.size()];
+          const unsigned k = static_cast<unsigned>(rng() % 10);
+          a.kind = k < 7 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+          a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+          now += static_cast<double>(rng() % 40);
+          const int part = static_cast<int>(rng() % 2);
+          require_same(x.access(a, now, part), y.access(a, now, part));
+          const double fill = now + 100 + static_cast<double>(rng() % 900);
+          x.complete(fill, fill + 10);
+          y.complete(fill, fill + 10);
+          const auto cx = x.counters().total(), cy = y.counters().total();
+          BOOST_REQUIRE_EQUAL(cx.hit_sectors, cy.hit_sectors);
+          BOOST_REQUIRE_EQUAL(cx.lookup_hit_sectors, cy.lookup_hit_sectors);
+          BOOST_REQUIRE_EQUAL(x.counters().fetch_sectors, y.counters().fetch_sectors);
+          BOOST_REQUIRE_EQUAL(x.counters().writeback_sectors, y.counters().writeback_sectors);
+          BOOST_REQUIRE_EQUAL(x.dirty_sectors(), y.dirty_sectors());
+        }
+        BOOST_TEST(x.resident_sectors() == y.resident_sectors());
+        BOOST_TEST(x.lru_order_consistent());
+        BOOST_TEST(x.counters().fast_path_requests > 50);  // records formed and were used
+      }
 }
 
 // With a measured copy rate C beside the read rate R (both fractions of the

@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(every_key_has_a_description_a_field_and_a_range_that_fits_i
       BOOST_TEST(k.description.size() > 8u);
       BOOST_TEST(!k.field.empty());
       const bool text = k.kind == ValueKind::plain_text || k.kind == ValueKind::compute_capability ||
-                        k.kind == ValueKind::dram_kind;
+                        k.kind == ValueKind::dram_kind || k.kind == ValueKind::boolean;
       BOOST_TEST(k.range.numeric == !text);
       if (!text) BOOST_TEST(!k.range.text().empty());
       BOOST_TEST(!kind_name(k.kind).empty());
@@ -533,6 +533,40 @@ BOOST_AUTO_TEST_CASE(the_l2_size_source_names_the_near_copies_only_where_the_l2_
   BOOST_TEST(how().find("copied near") != std::string::npos);
   m.far_sms = 0;
   BOOST_TEST(how().find("copied near") == std::string::npos);
+}
+
+// The partition probe's far SMs hit near on their second read: calibrate says
+// the L2 copies far lines (l2.far_copies: true, loaded as such); one uniform L2
+// leaves the key out (absent: false, as the next case loads).
+BOOST_AUTO_TEST_CASE(far_copies_are_written_where_the_far_sms_second_reads_hit_near) {
+  CalibrationMeasurements m = made_up_measurements();
+  BOOST_TEST_REQUIRE(m.far_sms > 0);
+  const TempDir dir;
+  const ProfileDraft split = draft_from_measurements(m, "x");
+  BOOST_TEST(split.values.at("l2.far_copies").how.find("hit near on their second") != std::string::npos);
+  BOOST_TEST(load_profile(dir.write_yaml("x", write_profile_yaml(split)).string()).l2_far_copies);
+  m.far_sms = 0;
+  const ProfileDraft uniform = draft_from_measurements(m, "x");
+  BOOST_TEST(uniform.values.count("l2.far_copies") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(far_copies_must_be_true_or_false_and_need_two_partitions) {
+  const std::string a100 = read_text(kRepo / "hw_profiles" / "a100-sxm4-40gb.yaml");
+  const std::string marker = "far_copies:    {value: false";
+  const size_t at = a100.find(marker);
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  auto with = [&](const std::string& value) {
+    return a100.substr(0, at) + "far_copies:    {value: " + value + a100.substr(at + marker.size());
+  };
+  sm_pipes_section::expect_rejected(with("yes"), "far_copies", "l2.far_copies", "'yes' is not true or false");
+  const TempDir dir;
+  BOOST_TEST(!load_profile(dir.write_yaml("a100-sxm4-40gb", a100).string()).l2_far_copies);
+  BOOST_TEST(load_profile(dir.write_yaml("a100-sxm4-40gb", with("true")).string()).l2_far_copies);
+  std::string uniform = with("true");
+  const size_t partitions = uniform.find("partitions:    {value: 2");
+  BOOST_TEST_REQUIRE(partitions != std::string::npos);
+  uniform.replace(partitions, 24, "partitions:    {value: 1");
+  sm_pipes_section::expect_rejected(uniform, "far_copies", "l2.far_copies", "true although l2.partitions is 1");
 }
 
 BOOST_AUTO_TEST_CASE(a_sweep_that_never_falls_to_half_gives_no_effective_size_and_the_model_keeps_the_l2_size) {

@@ -47,7 +47,9 @@ void write_profiles_json(std::ostream& out, const std::vector<profile::HardwareP
         .field("sm_count", p.sm_count)
         .field("smem_per_block_bytes", p.smem_per_block_bytes)
         .field("l2_bytes", p.l2_bytes)
-        .field("l2_model_bytes", p.l2_model_bytes())
+        .field("l2_copies", p.l2_far_copies)  // far reads copy lines near, in the whole L2
+        .field("l2_model_bytes", p.l2_far_copies ? p.l2_bytes : p.l2_model_bytes())
+        .field("l2_effective_bytes", p.l2_model_bytes())  // held without copies (--l2-copies off)
         .field("dram_bytes_per_s", p.dram_peak_bandwidth_bytes_per_s)
         .field("tensor_fp16_flops_per_s", p.tensor_fp16_flops_per_s);
     w.key("aliases").begin_array();
@@ -104,9 +106,16 @@ int cmd_profiles(const Args& args, std::ostream& out) {
           << static_cast<double>(p.l2_model_bytes()) / (1024 * 1024) << " MiB";
       effective += one.str();
     }
+  std::string copies;
+  for (const auto& p : profiles)
+    if (p.l2_far_copies) copies += (copies.empty() ? "" : ", ") + p.name;
+  out << "L2 is the whole cache";
+  if (!copies.empty())
+    out << ". Where the profile says l2.far_copies (" << copies
+        << ") the model holds all of it, a line read from the far half taking a second slot there (--l2-copies)";
   if (!effective.empty())
-    out << "L2 is the whole cache; the model holds the distinct bytes the profile measured (l2.effective_size): "
-        << effective << "\n";
+    out << "; without copies it holds the distinct bytes the profile measured (l2.effective_size): " << effective;
+  out << "\n";
   out << "\n--profile takes a name (any case), an alias, a unique prefix, or a path to a .yaml file:\n";
   for (const auto& p : profiles) {
     const auto aliases = profile::aliases_of(p.name);

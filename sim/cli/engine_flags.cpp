@@ -21,9 +21,9 @@ void add_engine_flags(ArgParser& p) {
            "keep at most SIZE (e.g. 24MiB) dirty in L2, writing the lines dirty the longest to DRAM early (none: only evictions write) [the profile's l2.dirty_limit]")
       .add("l2-sample", Kind::integer, "N",
            "simulate 1 of N L2 set groups and scale the counts: approximate, N times less L2 work (power of two, 1 = exact) [1]")
-      .add("l2-copies", Kind::flag, "",
-           "2-partition profiles (H100, H200): a read from the far half also copies the line into the near one, "
-           "in the whole L2 (measured on the H200); line by line, slower [off: one copy per line, l2.effective_size]")
+      .add("l2-copies", Kind::text, "on|off",
+           "a read from the far L2 half also copies the line into the near one, in the whole L2 (measured on the "
+           "H200); off: one slot per line in l2.effective_size [the profile's l2.far_copies; off with --l2-sample]")
       .add("kernel-gap", Kind::real, "SECONDS", "idle time between kernels (launch overhead) [0]");
 }
 
@@ -54,7 +54,10 @@ engine::EngineOptions engine_options_from_flags(const ArgParser& a) {
   if (sampling < 1 || sampling > 256 || (sampling & (sampling - 1)) != 0)
     throw InputError("--l2-sample " + std::to_string(sampling) + ": must be a power of two from 1 to 256 (1 = exact)");
   o.l2_set_sampling = static_cast<int>(sampling);
-  o.l2_copies = a.flag("l2-copies");
+  if (const auto copies = a.text("l2-copies")) {
+    if (*copies != "on" && *copies != "off") throw InputError("--l2-copies '" + *copies + "': must be on or off");
+    o.l2_copies = *copies == "on";
+  }
   if (o.l2_merge_window_cycles && *o.l2_merge_window_cycles < 0) throw InputError("--merge-window must be >= 0");
   if (o.kernel_gap_seconds < 0) throw InputError("--kernel-gap must be >= 0");
   return o;

@@ -605,15 +605,13 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   l2o.tile_fast_path = options.l2_tile_fast_path;
   l2o.ordered_sets = options.l2_ordered_sets;
   l2o.set_sampling = options.l2_set_sampling;
-  if (options.l2_copies) {
+  if (options.l2_copies.value_or(false)) {
     if (p.l2_partitions != 2)
       throw InputError("L2 copies need a profile with 2 L2 partitions ('" + p.name + "' has " +
                        std::to_string(p.l2_partitions) + ")");
     if (options.l2_set_sampling != 1) throw InputError("L2 copies cannot be combined with L2 set sampling");
-    l2o.copies = true;
-    l2o.tile_fast_path = false;  // the tile records hold one slot per line
-    l2o.ordered_sets = false;
   }
+  l2o.copies = options.l2_copies.value_or(p.l2_far_copies && options.l2_set_sampling == 1);
   memory::MemorySystem mem(p, l2o);
   std::unique_ptr<Timeline> timeline;
   if (!options.timeline_path.empty())
@@ -624,6 +622,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
   result.options = options;
   result.options.l2_merge_window_cycles = l2o.merge_window_cycles;  // the values used
   result.options.l2_dirty_limit_bytes = l2o.dirty_limit_bytes;
+  result.options.l2_copies = l2o.copies;
   result.step_jitter = p.sm_pipes.present ? p.sm_pipes.step_jitter : 0;
   result.cta_priority = p.sm_pipes.present ? p.sm_pipes.cta_priority : 0;
   result.options.progress = nullptr;  // the sink need not outlive this call

@@ -59,13 +59,13 @@ struct EngineOptions {
   // Exact: 16-way L2 sets keep an LRU order and a specialised per-line loop
   // (false: the general loop that searches the stamps; for tests).
   bool l2_ordered_sets = true;
-  // Copies (profiles with 2 L2 partitions): a read of a line homed in the
-  // other partition also allocates it in the requester's, a second slot, and
-  // the L2 holds the profile's whole l2.size instead of l2.effective_size
-  // (docs/engine.md, "L2"; measured on the H200:
-  // experiments/results/2026-11-28-h200-l2-home-sweep). Runs the L2 line by
-  // line (no tile fast path): up to 15x slower on long FA2 runs. Opt-in.
-  bool l2_copies = false;
+  // Copies: a read of a line homed in the other L2 partition also allocates
+  // it in the requester's, a second slot, and the L2 holds the profile's
+  // whole l2.size instead of l2.effective_size (docs/engine.md, "L2",
+  // "Copies"; measured on the H200: experiments/results/2026-11-28-h200-l2-home-sweep).
+  // Unset: the profile's l2.far_copies, off when the L2 is set-sampled.
+  // SimulationResult::options holds the value used.
+  std::optional<bool> l2_copies;
   // Simulate one L2 set group in this many and scale the counts (1 = exact;
   // a power of two up to 256). An approximation for fast sweeps:
   // docs/engine.md gives its measured error.

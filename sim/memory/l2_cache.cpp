@@ -47,8 +47,8 @@ u64 fold32(u64 line) {
   return (h ^ (h >> 32)) & 0xffffffffu;
 }
 
-u64 hash_key(u64 addr, i64 row_bytes, i64 rows, i64 stride) {
-  u64 h = addr * 0x9e3779b97f4a7c15ull;
+u64 hash_key(u64 addr, i64 row_bytes, i64 rows, i64 stride, unsigned view = 0) {
+  u64 h = addr * 0x9e3779b97f4a7c15ull + view * 0xd6e8feb86659fd93ull;
   h ^= static_cast<u64>(row_bytes) + 0x7f4a7c15ull + (h << 6) + (h >> 2);
   h ^= static_cast<u64>(rows) * 0xbf58476d1ce4e5b9ull + (h << 6) + (h >> 2);
   h ^= static_cast<u64>(stride) * 0x94d049bb133111ebull + (h << 6) + (h >> 2);
@@ -148,6 +148,10 @@ struct L2Cache::TileRecord {
   bool valid = false;      // owns all of them, all requested sectors valid
   bool all_dirty = false;  // ... and dirty
   trace::TensorIndex tensor = 0;
+  // With copies, a read's record is its requester partition's (it owns that
+  // partition's slots: the near lines' homes and the far lines' copies); a
+  // write's or reduction's is view kWriteView (the homes). 0 without copies.
+  std::uint8_t view = 0;
 };
 
 // Work of one access done line by line.
@@ -190,10 +194,8 @@ L2Cache::L2Cache(const L2Geometry& geometry, const L2Options& options)
   if (options_.max_tile_records < 16 || options_.max_tile_records > (i64{1} << 30))
     throw InputError("L2 tile record limit must be between 16 and 2^30");
   if (options_.fill_tickets_held < 0) throw InputError("L2 fill tickets held must be >= 0 (0: all)");
-  if (options_.copies && (geometry_.partitions != 2 || options_.tile_fast_path || options_.ordered_sets ||
-                          options_.set_sampling != 1))
-    throw InputError("L2 copies need 2 partitions, the line-by-line path (no tile fast path, no ordered sets) and "
-                     "no set sampling");
+  if (options_.copies && (geometry_.partitions != 2 || options_.set_sampling != 1))
+    throw InputError("L2 copies need 2 partitions and no set sampling");
   min_fill_compaction_ = options_.fill_tickets_held == 0 ? std::numeric_limits<size_t>::max()
                                                          : static_cast<size_t>(options_.fill_tickets_held);
   fill_compaction_size_ = min_fill_compaction_;
@@ -380,9 +382,9 @@ void L2Cache::begin_kernel(double now) {
 // Tile records.
 // Slots hold (32-bit fingerprint of the key, record id); the record itself
 // is read only when the fingerprints agree.
-u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now) {
+u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now, unsigned view) {
   const u64 mask = record_slots_.size() - 1;
-  const u64 h = hash_key(a.addr, a.row_bytes, a.rows, a.stride);
+  const u64 h = hash_key(a.addr, a.row_bytes, a.rows, a.stride, view);
   const u64 fingerprint = h >> 32;
   for (u64 i = h & mask;; i = (i + 1) & mask) {
     const u64 slot = record_slots_[i];
@@ -390,7 +392,8 @@ u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now) {
     if ((slot >> 32) != fingerprint) continue;
     const u32 r = static_cast<u32>(slot);
     const TileRecord& t = records_[r];
-    if (t.addr == a.addr && t.row_bytes == a.row_bytes && t.rows == a.rows && t.stride == a.stride) return r;
+    if (t.addr == a.addr && t.row_bytes == a.row_bytes && t.rows == a.rows && t.stride == a.stride && t.view == view)
+      return r;
   }
   if (static_cast<i64>(records_.size()) > options_.max_tile_records) rebuild_records(now);
   const u32 id = static_cast<u32>(records_.size());
@@ -399,6 +402,7 @@ u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now) {
   t.row_bytes = a.row_bytes;
   t.rows = a.rows;
   t.stride = a.stride;
+  t.view = static_cast<std::uint8_t>(view);
   insert_slot(h, id);
   return id;
 }
@@ -495,7 +499,7 @@ void L2Cache::rebuild_records(double now) {
   std::fill(record_slots_.begin(), record_slots_.end(), 0);
   for (u32 id = 1; id < records_.size(); ++id) {
     const TileRecord& t = records_[id];
-    insert_slot(hash_key(t.addr, t.row_bytes, t.rows, t.stride), id);
+    insert_slot(hash_key(t.addr, t.row_bytes, t.rows, t.stride, t.view), id);
   }
   last_record_ = 0;
   any_owner_ = false;
@@ -1336,68 +1340,33 @@ void L2Cache::compact_dirty_order() {
   dirty_order_ = std::move(live);
 }
 
-void L2Cache::hit_copies(int requester_partition, Visit& v) {
-  copies_.clear();
-  size_t keep = 0;
+template <class RunVisit>
+i64 L2Cache::look_up_homes_of_copies(int requester_partition, RunVisit& run_visit, Visit& v) {
+  home_lines_.clear();
+  i64 lacking_sectors = 0;
   for (size_t i = 0; i < line_count_; ++i) {
-    const LineRef l = lines_[i];
-    if (static_cast<int>(partition_of_set(l.set)) == requester_partition) {
-      lines_[keep++] = l;
-      continue;
-    }
-    const u64 mirror = l.set ^ 1u;
+    LineRef& l = lines_[i];
+    if (static_cast<int>(partition_of_set(l.set)) == requester_partition) continue;
+    const u64 mirror = l.set ^ 1u;  // sets alternate partitions
     const SetView m = set_view(mirror);
     const u64 found = match_ways<0>(m.tag(), l.tag, ways_) & m.valid_ways();
-    if (found != 0) {
-      const int w = std::countr_zero(found);
-      if ((static_cast<unsigned>(m.valid()[w]) & l.mask) == l.mask) {  // a near hit on the copy
-        v.hits += std::popcount(l.mask);
-        if (hit_refreshes_) m.stamp()[w] = v.stamp;
-        v.partition_mask |= 1u << requester_partition;
-        ++counters_.line_visits;
-        continue;
-      }
+    const unsigned have = found != 0 ? static_cast<unsigned>(m.valid()[std::countr_zero(found)]) : 0u;
+    if (const unsigned lacking = l.mask & ~have; lacking != 0) {
+      home_lines_.push_back({l.set, l.tag, lacking});
+      lacking_sectors += std::popcount(lacking);
     }
-    lines_[keep++] = l;
-    copies_.push_back({mirror, l.tag, l.mask});
+    l.set = mirror;
   }
-  line_count_ = keep;
-}
-
-void L2Cache::make_copies(const trace::RangeAccess& a, Visit& v) {
-  const std::uint8_t tensor = static_cast<std::uint8_t>(a.tensor);
-  i64 writeback = 0;
-  for (const LineRef& c : copies_) {
-    const SetView m = set_view(c.set);
-    const u64 valid_ways = m.valid_ways();
-    const u64 found = match_ways<0>(m.tag(), c.tag, ways_) & valid_ways;
-    int w;
-    if (found != 0) {  // a partial copy: it gains the sectors
-      w = std::countr_zero(found);
-      m.valid()[w] = static_cast<std::uint8_t>(m.valid()[w] | c.mask);
-    } else {
-      w = choose_victim<0>(valid_ways, m.owned_ways(), m.stamp(), m.owner(), all_ways_, owner_stamp_.data(), ways_);
-      const u64 bit = u64{1} << w;
-      if ((valid_ways & bit) != 0) {
-        if (const unsigned dirty = m.dirty()[w]; dirty != 0) {
-          const int d = std::popcount(dirty);
-          writeback += d;
-          dirty_sectors_ -= d;
-          counters_.tensor[m.tensor()[w]].writeback_sectors += d;
-        }
-      }
-      m.tag()[w] = c.tag;
-      m.valid()[w] = static_cast<std::uint8_t>(c.mask);
-      m.dirty()[w] = 0;
-      m.tensor()[w] = tensor;
-      m.ready()[w] = 0;
-      m.set_valid_ways(valid_ways | bit);
-      m.set_owned_ways(m.owned_ways() & ~bit);
-    }
-    m.stamp()[w] = v.stamp;
-  }
-  v.writeback += writeback;
-  counters_.line_visits += static_cast<i64>(copies_.size());
+  if (home_lines_.empty()) return 0;
+  std::swap(lines_, home_lines_);
+  const size_t n = line_count_;
+  line_count_ = lines_.size();
+  if (fills_.size() < line_count_) fills_.resize(line_count_);
+  run_visit(false, v);
+  home_fills_.assign(fills_.begin(), fills_.begin() + static_cast<std::ptrdiff_t>(fill_count_));
+  std::swap(lines_, home_lines_);
+  line_count_ = n;
+  return lacking_sectors;
 }
 
 L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_partition) {
@@ -1405,10 +1374,11 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   check_address_window(a);
   L2Access out;
   Visit v;
-  const u32 rid = find_or_create_record(a, now);
+  const bool is_read = a.kind == trace::AccessKind::Read;
+  const unsigned view = !options_.copies ? 0u : is_read ? static_cast<unsigned>(requester_partition) : kWriteView;
+  const u32 rid = find_or_create_record(a, now, view);
   TileRecord* rec = &records_[rid];
   last_record_ = rid;
-  const bool is_read = a.kind == trace::AccessKind::Read;
   const unsigned other_partitions = ~(1u << requester_partition);
   last_was_read_lookup_ = false;
 
@@ -1480,30 +1450,55 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  if (compact_) {
-    using trace::AccessKind;
-    // LRU with a power-of-two partition count (every profile) has its own instances.
-    const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
-    auto visit = [&]<AccessKind K>() {
-      if (own) lru ? visit16<K, true, true>(a, rid, v) : visit16<K, true, false>(a, rid, v);
-      else lru ? visit16<K, false, true>(a, rid, v) : visit16<K, false, false>(a, rid, v);
-    };
-    switch (a.kind) {
-      case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
-      case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
-      case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
+  auto run_visit = [&](bool owning, Visit& vv) {
+    if (compact_) {
+      using trace::AccessKind;
+      // LRU with a power-of-two partition count (every profile) has its own instances.
+      const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
+      auto visit = [&]<AccessKind K>() {
+        if (owning) lru ? visit16<K, true, true>(a, rid, vv) : visit16<K, true, false>(a, rid, vv);
+        else lru ? visit16<K, false, true>(a, rid, vv) : visit16<K, false, false>(a, rid, vv);
+      };
+      switch (a.kind) {
+        case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
+        case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
+        case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
+      }
+    } else {
+      visit_lines(a, rid, owning, vv, Ways<0>{ways_});
     }
-  } else {
-    if (options_.copies && is_read) hit_copies(requester_partition, v);
-    visit_lines(a, rid, own, v, Ways<0>{ways_});
-    if (options_.copies && is_read) make_copies(a, v);
+  };
+  // Copies: the far lines' sectors their copies lack are looked up at home
+  // first (far hits or DRAM fills, owned by no record); then the request runs
+  // on its own partition's slots, the far lines' copies in place of their
+  // homes, and the copies it allocates there were counted at home already.
+  Visit home;  // the copies' home look-ups: counted with the request, but their pending
+  home.stamp = v.stamp;  // fills are not the record's (it owns the copies, filled with this request)
+  const i64 copied = options_.copies && is_read ? look_up_homes_of_copies(requester_partition, run_visit, home) : 0;
+  v.hits += home.hits;
+  v.misses += home.misses;
+  v.fetch += home.fetch;
+  v.writeback += home.writeback;
+  const unsigned home_partitions = home.partition_mask;
+  const bool home_fills = copied > 0 && ticket_fills_;
+  if (copied == 0) home_fills_.clear();
+  run_visit(own, v);
+  ticket_fills_ = ticket_fills_ || home_fills;  // the homes' new lines share the request's fill ticket
+  if (copied > 0 && !home_fills_.empty()) {  // and their fills complete with the request's
+    if (fills_.size() < fill_count_ + home_fills_.size()) fills_.resize(fill_count_ + home_fills_.size());
+    std::copy(home_fills_.begin(), home_fills_.end(), fills_.begin() + static_cast<std::ptrdiff_t>(fill_count_));
+    fill_count_ += home_fills_.size();
   }
+  v.misses -= copied;
+  v.fetch -= copied;
+  const unsigned record_partitions = v.partition_mask;  // the slots the record owns
+  v.partition_mask |= home_partitions;
   const i64 sampled_sectors = v.hits + v.misses;
   if (sampling_ > 1) estimate_from_sample(a, v, sampled_sectors);
   rec = &records_[rid];
   rec->sectors = v.hits + v.misses;
   rec->sampled_sectors = sampled_sectors;
-  rec->partition_mask = static_cast<std::uint8_t>(v.partition_mask);
+  rec->partition_mask = static_cast<std::uint8_t>(record_partitions);
   if (own) {
     // A tile with no line in a sampled set proves nothing about its lines.
     rec->valid = !v.evicted_own && sampled_sectors > 0;
@@ -1524,7 +1519,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   out.far = (v.partition_mask & other_partitions) != 0;
   out.fetch_sectors = v.fetch;
   out.writeback_sectors = v.writeback;
-  out.pending_ready = v.pending;
+  out.pending_ready = std::max(v.pending, home.pending);
   record(a, v, out);
   return out;
 }

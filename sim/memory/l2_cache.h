@@ -321,7 +321,8 @@ class L2Cache {
   }
   i64 write_back_excess();
   void compact_dirty_order();
-  u32 find_or_create_record(const trace::RangeAccess& a, double now);
+  static constexpr unsigned kWriteView = 2;  // copies: the record view of writes and reductions (the homes)
+  u32 find_or_create_record(const trace::RangeAccess& a, double now, unsigned view);
   void rebuild_records(double now);
   void insert_slot(u64 hash, u32 id);
   u32 acquire_owner(u32 record);
@@ -329,13 +330,14 @@ class L2Cache {
   void release_all_owners();
   unsigned partition_of_set(u64 set) const;
   void gather_lines(const trace::RangeAccess& a);
-  // Copies: takes this read's lines of the other partition whose copy in the
-  // requester's partition holds every requested sector out of lines_ (near
-  // hits, counted in v), and lists the rest's copies to make in copies_.
-  void hit_copies(int requester_partition, Visit& v);
-  // ... and allocates them (clean; a dirty victim is written back).
-  void make_copies(const trace::RangeAccess& a, Visit& v);
-  std::vector<LineRef> copies_;
+  // Copies: points this read's far lines at their copies in the requester's
+  // partition (the mirror sets), after looking up at home (run_visit, owning
+  // nothing) the sectors those copies lack; returns how many (the request's
+  // own visit then allocates them in the copies: not misses of their own).
+  template <class RunVisit>
+  i64 look_up_homes_of_copies(int requester_partition, RunVisit& run_visit, Visit& v);
+  std::vector<LineRef> home_lines_;
+  std::vector<Fill> home_fills_;  // the lines that look-up filled
   template <bool Sampled>
   void gather_lines(const trace::RangeAccess& a);
   bool gather_sampled_by_block(u64 first, u64 span, u64 step, i64 rows, unsigned head, unsigned tail);

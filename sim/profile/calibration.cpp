@@ -111,6 +111,10 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
       split ? 2 : 1, "lines filled by SM 0, then read twice by each of " + std::to_string(m.sms_sampled) +
                          " SMs: " + std::to_string(m.far_sms) + " of them saw far hits on their first read " +
                          (split ? "(two halves, a far line is copied near)" : "(one uniform L2)"));
+  if (split)  // the far SMs' second reads were near: the first left a copy in their half
+    d.values["l2.far_copies"] = measured(
+        1, "the same probe: the " + std::to_string(m.far_sms) + " SMs that saw far hits on their first read of the "
+               "lines hit near on their second (the first read left a copy in the reader's half)");
   d.values["l2.associativity"] =
       assumed(16, "not measured by iosim calibrate: NVIDIA publishes no L2 associativity and the set hash defeats "
                   "conflict probes; 16 ways as in the other profiles");
@@ -122,7 +126,8 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
         static_cast<double>(std::min(sets * set_bytes, f.l2_bytes)),
         "the working set at which the L2 sweep above (" + sweep_text(s) + ") still hit on half its loads: " +
             mib(s.half_working_set) + " (linear between the two working sets around one half), rounded down to "
-            "whole sets; the model's L2 gets this capacity, as each far line also takes a near slot");
+            "whole sets; the model's L2 gets this capacity where it does not model the copies (--l2-copies off), as "
+            "each far line also takes a near slot");
   }
   d.values["l2.bandwidth"] = measured(
       m.l2_read_bytes_per_s, m.l2_read_setup + ", best working set " +

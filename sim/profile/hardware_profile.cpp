@@ -238,6 +238,9 @@ class ProfileReader {
       case ValueKind::op_per_cycle: return check(parse_per_cycle(text, UnitKind::op_per_cycle, zero_ok));
       case ValueKind::bytes_per_cycle: return check(parse_per_cycle(text, UnitKind::bytes_per_cycle, zero_ok));
       case ValueKind::inst_per_cycle: return check(parse_per_cycle(text, UnitKind::inst_per_cycle, zero_ok));
+      case ValueKind::boolean:
+        if (text != "true" && text != "false") fail(line, key_path, "'" + text + "' is not true or false", kind_valid(k.kind));
+        return text == "true" ? 1 : 0;
       case ValueKind::plain_text:
       case ValueKind::compute_capability:
       case ValueKind::dram_kind: return std::numeric_limits<double>::quiet_NaN();
@@ -262,6 +265,7 @@ class ProfileReader {
       default: break;
     }
     const double v = parse_number(k, text, line, key_path);
+    if (k.kind == ValueKind::boolean) return set(k, v != 0);
     const bool none = text == "none";  // the parser accepted it, so the kind allows it
     if (!none && !k.range.contains(v))
       fail(line, key_path, "'" + text + "' is outside " + k.range.text(), kind_valid(k.kind));
@@ -335,6 +339,10 @@ class ProfileReader {
       fail(line("l2.effective_size"), "l2.effective_size",
            bytes_text(p.l2_effective_bytes) + " is larger than l2.size " + bytes_text(p.l2_bytes),
            "l2.effective_size <= l2.size");
+    if (p.l2_far_copies && p.l2_partitions != 2)
+      fail(line("l2.far_copies"), "l2.far_copies",
+           "true although l2.partitions is " + std::to_string(p.l2_partitions) + " (a copy goes to the other half)",
+           "l2.far_copies: true only with l2.partitions = 2");
     if (p.smem_per_block_bytes > p.smem_per_sm_bytes)
       fail(line("sm.smem_per_block"), "sm.smem_per_block",
            bytes_text(p.smem_per_block_bytes) + " is larger than sm.smem_per_sm " +

@@ -43,6 +43,10 @@ struct HardwareProfile {
   // from the far half into the near one, so distinct lines fill less than
   // the whole L2; the engine's one-copy L2 is given this capacity.
   i64 l2_effective_bytes = 0;
+  // A read of a line homed in the other partition also leaves a copy in the
+  // reader's (Hopper): the engine then runs its L2 on the whole l2_bytes,
+  // a far line taking two slots (--l2-copies; docs/engine.md, "Copies").
+  bool l2_far_copies = false;
   i64 l2_model_bytes() const { return l2_effective_bytes > 0 ? l2_effective_bytes : l2_bytes; }
   double l2_bandwidth_bytes_per_s = 0;
   // Identical tile reads arriving within this many cycles of a read lookup

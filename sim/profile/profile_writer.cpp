@@ -121,6 +121,7 @@ std::string format_value(ValueKind kind, double v) {
     case ValueKind::op_per_cycle: return with_unit(v, "op/cycle");
     case ValueKind::bytes_per_cycle: return with_unit(v, "B/cycle");
     case ValueKind::inst_per_cycle: return with_unit(v, "inst/cycle");
+    case ValueKind::boolean: return v != 0 ? "true" : "false";
     case ValueKind::plain_text:
     case ValueKind::compute_capability:
     case ValueKind::dram_kind: break;

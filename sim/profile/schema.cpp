@@ -24,7 +24,8 @@ Range default_range(ValueKind kind) {
   switch (kind) {
     case ValueKind::plain_text:
     case ValueKind::compute_capability:
-    case ValueKind::dram_kind: return no_range();
+    case ValueKind::dram_kind:
+    case ValueKind::boolean: return no_range();
     case ValueKind::fraction: return unit_interval();
     default: return positive();
   }
@@ -84,10 +85,16 @@ std::vector<SchemaSection> build_schema() {
         key("associativity", ValueKind::count, req, &P::l2_associativity, "l2_associativity",
             "ways (unpublished: an assumption in every file)"),
         key("effective_size", ValueKind::size, opt, &P::l2_effective_bytes, "l2_effective_bytes",
-            "distinct bytes the L2 holds, the capacity of iosim's L2 (absent: `size`): the working set at which "
+            "distinct bytes the L2 holds, the capacity of iosim's L2 where it does not model the copies "
+            "(`far_copies` false or `--l2-copies off`; absent: `size`): the working set at which "
             "`iosim calibrate`'s cyclic sweep (every line read by one SM) keeps half its lines, rounded down to "
             "whole sets. Hopper copies a line read from the far half into the near one, so distinct lines fill "
             "less than the whole L2"),
+        key("far_copies", ValueKind::boolean, opt, &P::l2_far_copies, "l2_far_copies",
+            "with 2 partitions: a read of a line homed in the other half also leaves a copy in the reader's "
+            "half, so the line takes two slots (absent: false). `iosim calibrate` sets it where an SM's "
+            "second read of far lines hits near. iosim's L2 then holds the whole `size`, far lines twice, "
+            "instead of one slot per line in `effective_size` (`--l2-copies` overrides it)"),
         key("bandwidth", ValueKind::bandwidth, req, &P::l2_bandwidth_bytes_per_s, "l2_bandwidth_bytes_per_s",
             "sustained L2-to-SM read bandwidth for data resident in L2 (measured where we could; otherwise the "
             "vendor's per-clock figure x clock, an upper bound)"),
@@ -274,6 +281,7 @@ std::string markdown_row(const std::string& path, const SchemaKey& k, std::strin
   if (k.kind == ValueKind::size_or_none) valid += ", or `none` (no limit)";
   if (k.kind == ValueKind::flop_rate_or_none) valid += ", or `none`";
   if (k.kind == ValueKind::count) valid = "whole, " + valid;
+  if (k.kind == ValueKind::boolean) valid = "`true` or `false`";
   const std::string shown = valid.empty() ? std::string("-") : valid;
   return "| `" + path + "` | " + kind_name(k.kind) + " | " + std::string(required) + " | " + shown + " | `" +
          std::string(k.field) + "` | " + std::string(k.description) + " |\n";
@@ -322,6 +330,7 @@ std::string kind_name(ValueKind kind) {
     case ValueKind::flop_per_cycle: return "FLOP/cycle";
     case ValueKind::op_per_cycle: return "op/cycle";
     case ValueKind::bytes_per_cycle: return "B/cycle";
+    case ValueKind::boolean: return "boolean";
     case ValueKind::inst_per_cycle: return "inst/cycle";
   }
   return "value";
@@ -347,6 +356,7 @@ std::string kind_valid(ValueKind kind) {
     case ValueKind::op_per_cycle: return valid_units(UnitKind::op_per_cycle);
     case ValueKind::bytes_per_cycle: return valid_units(UnitKind::bytes_per_cycle);
     case ValueKind::inst_per_cycle: return valid_units(UnitKind::inst_per_cycle);
+    case ValueKind::boolean: return "true or false";
   }
   return "a value";
 }
@@ -359,6 +369,8 @@ double numeric_value(const HardwareProfile& p, const SchemaKey& key) {
           return static_cast<double>(p.*member);
         else if constexpr (std::is_same_v<M, double HardwareProfile::*>)
           return p.*member;
+        else if constexpr (std::is_same_v<M, bool HardwareProfile::*>)
+          return p.*member ? 1 : 0;
         else if constexpr (std::is_same_v<M, double HardwareProfile::SmPipes::*>)
           return p.sm_pipes.*member;
         else

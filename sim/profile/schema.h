@@ -35,6 +35,7 @@ enum class ValueKind {
   op_per_cycle,        // lane operations per SM per cycle
   bytes_per_cycle,     // bytes per SM per cycle
   inst_per_cycle,      // warp instructions per SM per cycle
+  boolean,             // true or false
 };
 
 inline constexpr std::string_view kDramKinds[] = {"HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6"};
@@ -51,7 +52,7 @@ struct Range {
 };
 
 // The member a key fills.
-using Target = std::variant<std::monostate, i64 HardwareProfile::*, double HardwareProfile::*,
+using Target = std::variant<std::monostate, i64 HardwareProfile::*, double HardwareProfile::*, bool HardwareProfile::*,
                             std::string HardwareProfile::*, double HardwareProfile::SmPipes::*>;
 
 struct SchemaKey {

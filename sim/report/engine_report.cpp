@@ -111,7 +111,7 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.sm_model && k.machine_measured;
   j.field("timing_calibrated", all_calibrated);  // every kernel on the SM model with a measured machine
   j.field("l2_set_sampling", r.options.l2_set_sampling);
-  j.field("l2_copies", r.options.l2_copies);  // far reads copy lines near, in the whole L2
+  j.field("l2_copies", r.options.l2_copies.value_or(false));  // the value used: far reads copy lines near
   j.field("step_jitter", r.step_jitter);    // 0: identical CTAs in lockstep
   j.field("cta_priority", r.cta_priority);  // 0: every CTA at its SM's mean
   j.field("kernel_gap_seconds", r.options.kernel_gap_seconds);
