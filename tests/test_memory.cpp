@@ -62,6 +62,20 @@ std::vector<RangeAccess> random_tiles(std::mt19937_64& rng, u64 span, int count,
   return pool;
 }
 
+// A random kind: a read `reads` times in 10, a write up to 9 in 10, else a reduction.
+AccessKind random_kind(std::mt19937_64& rng, unsigned reads) {
+  const unsigned k = static_cast<unsigned>(rng() % 10);
+  return k < reads ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+}
+
+// A tile of the pool with a random kind (random_kind) and one of 3 tensors.
+RangeAccess random_request(std::mt19937_64& rng, const std::vector<RangeAccess>& pool, unsigned reads) {
+  RangeAccess a = pool[rng() % pool.size()];
+  a.kind = random_kind(rng, reads);
+  a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+  return a;
+}
+
 // Two caches answered one request alike.
 void require_same(const memory::L2Access& x, const memory::L2Access& y) {
   BOOST_REQUIRE_EQUAL(x.merged, y.merged);
@@ -297,8 +311,7 @@ BOOST_AUTO_TEST_CASE(tile_fast_path_gives_the_line_by_line_results) {
     double now = 0;
     for (int step = 0; step < 20000; ++step) {
       RangeAccess a = pool[rng() % pool.size()];
-      const unsigned k = static_cast<unsigned>(rng() % 10);
-      a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+      a.kind = random_kind(rng, 6);
       now += static_cast<double>(rng() % 60);
       const int part = static_cast<int>(rng() % 2);
       require_same(fast.access(a, now, part), slow.access(a, now, part));
@@ -449,8 +462,7 @@ BOOST_AUTO_TEST_CASE(the_cache_matches_a_plain_reference_model_request_by_reques
         for (int step = 0; step < 6000; ++step) {
           RangeAccess a = pool[rng() % pool.size()];
           if (rng() % 8 == 0) a.addr = kBase + rng() % span;  // now and then a tile seen once
-          const unsigned k = static_cast<unsigned>(rng() % 10);
-          a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+          a.kind = random_kind(rng, 6);
           a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
           now += static_cast<double>(rng() % 50);
           const int part = static_cast<int>(rng() % static_cast<u64>(g.partitions));
@@ -503,8 +515,7 @@ BOOST_AUTO_TEST_CASE(ordered_sets_give_the_reference_loop_results) {
           for (int step = 0; step < 5000; ++step) {
             RangeAccess a = pool[rng() % pool.size()];
             if (rng() % 8 == 0) a.addr = kBase + rng() % span;
-            const unsigned k = static_cast<unsigned>(rng() % 10);
-            a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
+            a.kind = random_kind(rng, 6);
             a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
             now += static_cast<double>(rng() % 40);
             const int part = static_cast<int>(rng() % static_cast<u64>(partitions));
@@ -559,10 +570,7 @@ BOOST_AUTO_TEST_CASE(dropping_done_fill_tickets_gives_the_same_results) {
         const std::vector<RangeAccess> pool = random_tiles(rng, span, 60, 1500, 32, 256, {2048, 4096, 128, 200, 0});
         double now = 0;
         for (int step = 0; step < 6000; ++step) {
-          RangeAccess a = pool[rng() % pool.size()];
-          const unsigned k = static_cast<unsigned>(rng() % 10);
-          a.kind = k < 6 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
-          a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+          const RangeAccess a = random_request(rng, pool, 6);
           now += static_cast<double>(rng() % 50) + (rng() % 3 == 0 ? 0.5 : 0.0);
           if (rng() % 2000 == 0) {
             x.begin_kernel(now);
@@ -958,6 +966,30 @@ BOOST_AUTO_TEST_CASE(a_far_read_leaves_a_copy_that_the_next_read_hits_near) {
   BOOST_TEST(plain.load(line, 10000, 1 - home) - 10000 == p.l2_far_latency_cycles + transfer);
 }
 
+// A write from the far half goes to the home, dirty, and leaves a clean slot
+// in the writer's half: the writer's next read hits there, near, and only the
+// home is written back.
+BOOST_AUTO_TEST_CASE(a_far_write_leaves_a_clean_copy_in_the_writers_half) {
+  const L2Geometry g = small_l2(64 * 1024, 2);
+  for (const bool fast : {false, true}) {
+    L2Options o = copy_options();
+    o.tile_fast_path = o.ordered_sets = fast;
+    L2Cache l2(g, o);
+    const int home = l2.partition_of(kBase), far = 1 - home;
+    l2.access(range(AccessKind::Write, kBase, 128), 0, far);
+    BOOST_TEST(l2.resident_sectors() == 8);   // the home and the copy, 4 sectors each
+    BOOST_TEST(l2.dirty_sectors() == 4);      // the home only
+    const auto r = l2.access(range(AccessKind::Read, kBase, 128), 1000, far);
+    BOOST_TEST(!r.far);
+    BOOST_TEST(r.fetch_sectors == 0);
+    BOOST_TEST(l2.flush() == 4);              // one line written back
+    // A write from the home's own half takes no second slot.
+    L2Cache near(g, o);
+    near.access(range(AccessKind::Write, kBase, 128), 0, home);
+    BOOST_TEST(near.resident_sectors() == 4);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_line_read_from_both_partitions_takes_two_slots) {
   const L2Geometry g = small_l2(64 * 1024, 2);
   // Re-read hit share of a cyclic working set of `bytes`, each line read by
@@ -1010,10 +1042,7 @@ BOOST_AUTO_TEST_CASE(copies_keep_the_fast_path_exact) {
         const std::vector<RangeAccess> pool = random_tiles(rng, span, 80, 2000, 64, 256, {2048, 4096, 128, 200, 0});
         double now = 0;
         for (int step = 0; step < 8000; ++step) {
-          RangeAccess a = pool[rng() % pool.size()];
-          const unsigned k = static_cast<unsigned>(rng() % 10);
-          a.kind = k < 7 ? AccessKind::Read : k < 9 ? AccessKind::Write : AccessKind::ReduceAdd;
-          a.tensor = static_cast<trace::TensorIndex>(rng() % 3);
+          const RangeAccess a = random_request(rng, pool, 7);
           now += static_cast<double>(rng() % 40);
           const int part = static_cast<int>(rng() % 2);
           require_same(x.access(a, now, part), y.access(a, now, part));

@@ -1369,6 +1369,53 @@ i64 L2Cache::look_up_homes_of_copies(int requester_partition, RunVisit& run_visi
   return lacking_sectors;
 }
 
+// Copies of a write: the lines of `a` (gathered) homed in the other partition
+// also take a clean slot in the writer's (the mirror set), or refresh the one
+// they have; the write itself went to the homes (dirty there). No DRAM read
+// (the data came with the write); the slots' victims are written back if
+// dirty (returned). Why: a kernel that writes while it streams reads ends with
+// less of its output dirty than an L2 with read copies alone keeps, and these
+// slots account for it (experiments/results/2026-12-01-h200-dirty-mix).
+i64 L2Cache::copy_far_writes(const trace::RangeAccess& a, int requester_partition, u32 stamp) {
+  home_lines_.clear();
+  for (size_t i = 0; i < line_count_; ++i) {
+    const LineRef& l = lines_[i];
+    if (static_cast<int>(partition_of_set(l.set)) != requester_partition) home_lines_.push_back({l.set ^ 1u, l.tag, l.mask});
+  }
+  if (home_lines_.empty()) return 0;
+  trace::RangeAccess read = a;
+  read.kind = trace::AccessKind::Read;
+  Visit copy;
+  copy.stamp = stamp;
+  const size_t n = line_count_, fills = fill_count_;
+  const auto saved_fills = std::vector(fills_.begin(), fills_.begin() + static_cast<std::ptrdiff_t>(fills));
+  const bool ticket_fills = ticket_fills_;
+  const u32 ticket_owner = ticket_owner_;
+  std::swap(lines_, home_lines_);
+  line_count_ = lines_.size();
+  if (fills_.size() < line_count_) fills_.resize(line_count_);
+  if (compact_) {
+    const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
+    lru ? visit16<trace::AccessKind::Read, false, true>(read, 0, copy)
+        : visit16<trace::AccessKind::Read, false, false>(read, 0, copy);
+  } else {
+    visit_lines(read, 0, false, copy, Ways<0>{ways_});
+  }
+  // New copies hold their data now: no fill to wait for.
+  for (size_t i = 0; i < line_count_; ++i) {
+    const SetView m = set_view(lines_[i].set);
+    const u64 found = match_ways<0>(m.tag(), lines_[i].tag, ways_) & m.valid_ways();
+    if (found != 0) m.ready()[std::countr_zero(found)] = 0;
+  }
+  std::swap(lines_, home_lines_);
+  line_count_ = n;
+  std::copy(saved_fills.begin(), saved_fills.end(), fills_.begin());
+  fill_count_ = fills;
+  ticket_fills_ = ticket_fills;
+  ticket_owner_ = ticket_owner;
+  return copy.writeback;
+}
+
 L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_partition) {
   fill_count_ = 0;
   check_address_window(a);
@@ -1410,6 +1457,11 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
       last_was_read_lookup_ = true;
     }
     ++rec->lookups;
+    if (options_.copies && a.kind == trace::AccessKind::Write) {
+      gather_lines(a);
+      v.writeback += copy_far_writes(a, requester_partition, v.stamp);
+      out.writeback_sectors = v.writeback;
+    }
     record(a, v, out);
     return out;
   }
@@ -1431,6 +1483,10 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     rec->used = true;
     ++rec->lookups;
     hit_every_sector(a, *rec, other_partitions, out, v);
+    if (options_.copies && a.kind == trace::AccessKind::Write) {
+      v.writeback += copy_far_writes(a, requester_partition, v.stamp);
+      out.writeback_sectors = v.writeback;
+    }
     record(a, v, out);
     return out;
   }
@@ -1491,6 +1547,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
   }
   v.misses -= copied;
   v.fetch -= copied;
+  if (options_.copies && a.kind == trace::AccessKind::Write) v.writeback += copy_far_writes(a, requester_partition, v.stamp);
   const unsigned record_partitions = v.partition_mask;  // the slots the record owns
   v.partition_mask |= home_partitions;
   const i64 sampled_sectors = v.hits + v.misses;

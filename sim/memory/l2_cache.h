@@ -121,10 +121,12 @@ struct L2Options {
   // allocates it in the requester's partition (the mirror set: the set index
   // with its partition bit flipped), a clean second slot with its own
   // recency, which the requester's later reads hit near without touching
-  // the home; writes go to the home only. What the H200's home-half sweeps
-  // show (experiments/results/2026-11-28-h200-l2-home-sweep). Needs the
-  // line-by-line path (tile_fast_path and ordered_sets false), no set
-  // sampling, and the L2's physical capacity in the geometry.
+  // the home (the H200's home-half sweeps:
+  // experiments/results/2026-11-28-h200-l2-home-sweep). A write goes to the
+  // home (dirty there) and leaves the same clean slot in the writer's
+  // partition (the dirty-mix probe: experiments/results/2026-12-01-h200-dirty-mix).
+  // Needs 2 partitions, no set sampling, and the L2's physical capacity in
+  // the geometry; exact with the tile fast path and ordered sets.
   bool copies = false;
 };
 
@@ -329,6 +331,7 @@ class L2Cache {
   void recycle_owners();
   void release_all_owners();
   unsigned partition_of_set(u64 set) const;
+  i64 copy_far_writes(const trace::RangeAccess& a, int requester_partition, u32 stamp);
   void gather_lines(const trace::RangeAccess& a);
   // Copies: points this read's far lines at their copies in the requester's
   // partition (the mirror sets), after looking up at home (run_visit, owning
