@@ -1369,6 +1369,27 @@ i64 L2Cache::look_up_homes_of_copies(int requester_partition, RunVisit& run_visi
   return lacking_sectors;
 }
 
+// The line-by-line visit of the gathered lines_ for `a`: the 16-way sets'
+// instances (LRU with a power-of-two partition count, every profile, has its
+// own), or the general loop.
+void L2Cache::visit_gathered(const trace::RangeAccess& a, u32 rec, bool owning, Visit& v) {
+  if (!compact_) {
+    visit_lines(a, rec, owning, v, Ways<0>{ways_});
+    return;
+  }
+  using trace::AccessKind;
+  const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
+  auto visit = [&]<AccessKind K>() {
+    if (owning) lru ? visit16<K, true, true>(a, rec, v) : visit16<K, true, false>(a, rec, v);
+    else lru ? visit16<K, false, true>(a, rec, v) : visit16<K, false, false>(a, rec, v);
+  };
+  switch (a.kind) {
+    case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
+    case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
+    case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
+  }
+}
+
 // Copies of a write: the lines of `a` (gathered) homed in the other partition
 // also take a clean slot in the writer's (the mirror set), or refresh the one
 // they have; the write itself went to the homes (dirty there). No DRAM read
@@ -1394,13 +1415,7 @@ i64 L2Cache::copy_far_writes(const trace::RangeAccess& a, int requester_partitio
   std::swap(lines_, home_lines_);
   line_count_ = lines_.size();
   if (fills_.size() < line_count_) fills_.resize(line_count_);
-  if (compact_) {
-    const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
-    lru ? visit16<trace::AccessKind::Read, false, true>(read, 0, copy)
-        : visit16<trace::AccessKind::Read, false, false>(read, 0, copy);
-  } else {
-    visit_lines(read, 0, false, copy, Ways<0>{ways_});
-  }
+  visit_gathered(read, 0, false, copy);
   // New copies hold their data now: no fill to wait for.
   for (size_t i = 0; i < line_count_; ++i) {
     const SetView m = set_view(lines_[i].set);
@@ -1506,24 +1521,7 @@ L2Access L2Cache::lookup(const trace::RangeAccess& a, double now, int requester_
     any_owner_ = true;
     if (rec->owner_id == 0) rec->owner_id = acquire_owner(rid);
   }
-  auto run_visit = [&](bool owning, Visit& vv) {
-    if (compact_) {
-      using trace::AccessKind;
-      // LRU with a power-of-two partition count (every profile) has its own instances.
-      const bool lru = hit_refreshes_ && !rule_.bimodal && partitions_pow2_;
-      auto visit = [&]<AccessKind K>() {
-        if (owning) lru ? visit16<K, true, true>(a, rid, vv) : visit16<K, true, false>(a, rid, vv);
-        else lru ? visit16<K, false, true>(a, rid, vv) : visit16<K, false, false>(a, rid, vv);
-      };
-      switch (a.kind) {
-        case AccessKind::Read: visit.template operator()<AccessKind::Read>(); break;
-        case AccessKind::Write: visit.template operator()<AccessKind::Write>(); break;
-        case AccessKind::ReduceAdd: visit.template operator()<AccessKind::ReduceAdd>(); break;
-      }
-    } else {
-      visit_lines(a, rid, owning, vv, Ways<0>{ways_});
-    }
-  };
+  auto run_visit = [&](bool owning, Visit& vv) { visit_gathered(a, rid, owning, vv); };
   // Copies: the far lines' sectors their copies lack are looked up at home
   // first (far hits or DRAM fills, owned by no record); then the request runs
   // on its own partition's slots, the far lines' copies in place of their

@@ -332,6 +332,7 @@ class L2Cache {
   void release_all_owners();
   unsigned partition_of_set(u64 set) const;
   i64 copy_far_writes(const trace::RangeAccess& a, int requester_partition, u32 stamp);
+  void visit_gathered(const trace::RangeAccess& a, u32 rec, bool owning, Visit& v);
   void gather_lines(const trace::RangeAccess& a);
   // Copies: points this read's far lines at their copies in the requester's
   // partition (the mirror sets), after looking up at home (run_visit, owning
