@@ -107,6 +107,8 @@ CalibrationMeasurements made_up_measurements() {
   m.l2_load_per_sm = {61.7, "one sm setup"};
   m.red_per_sm = {24.5, "red setup"};
   m.red_queue = {21.0, "red queue setup"};
+  m.step_jitter = {0.0067, "step jitter setup"};
+  m.cta_priority = {0.106, "cta priority setup"};
   m.store_fragment = {0.125, "store fragment setup"};
   m.store_rows = {0.25, "store rows setup"};
   m.store_queue = {96.0, "store queue setup"};
@@ -477,6 +479,8 @@ BOOST_AUTO_TEST_CASE(values_are_the_measurements_mapped_to_their_keys) {
   BOOST_TEST(close(p.sm_pipes.store_fragment_inst_per_cycle, 0.125));
   BOOST_TEST(close(p.sm_pipes.store_rows_inst_per_cycle, 0.25));
   BOOST_TEST(close(p.sm_pipes.store_queue_cycles, 96.0));
+  BOOST_TEST(close(p.sm_pipes.step_jitter, 0.0067));
+  BOOST_TEST(close(p.sm_pipes.cta_priority, 0.106));
   BOOST_TEST(p.l2_far_latency_cycles > p.l2_near_latency_cycles);
 }
 
@@ -637,6 +641,25 @@ BOOST_AUTO_TEST_CASE(branch_costs_are_written_where_positive_and_left_out_otherw
   BOOST_TEST(close(q.sm_pipes.branch_taken_cycles, 27.1));
   BOOST_TEST(q.sm_pipes.branch_not_taken_cycles == 0.0);
   BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
+}
+
+// The step-variation values go to their keys with their setups; a benchmark
+// that did not run (empty setup) or a negative rank slope leaves the key out,
+// which the engine reads as lockstep CTAs at the SM's mean.
+BOOST_AUTO_TEST_CASE(step_jitter_and_cta_priority_are_written_where_measured) {
+  CalibrationMeasurements m = made_up_measurements();
+  const ProfileDraft with = draft_from_measurements(m, "x");
+  BOOST_TEST(with.values.at("sm_pipes.step_jitter").how == "step jitter setup");
+  BOOST_TEST(with.values.at("sm_pipes.cta_priority").how == "cta priority setup");
+  m.step_jitter = {0.0, ""};
+  m.cta_priority = {-0.02, "cta priority setup"};
+  const ProfileDraft without = draft_from_measurements(m, "y");
+  BOOST_TEST(without.values.count("sm_pipes.step_jitter") == 0u);
+  BOOST_TEST(without.values.count("sm_pipes.cta_priority") == 0u);
+  const TempDir dir;
+  const HardwareProfile q = load_profile(dir.write_yaml("y", write_profile_yaml(without)).string());
+  BOOST_TEST(q.sm_pipes.step_jitter == 0.0);
+  BOOST_TEST(q.sm_pipes.cta_priority == 0.0);
 }
 
 // The pieces benchmark's rates over its stream's become dram.read_fraction_*B

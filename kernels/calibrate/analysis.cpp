@@ -1,10 +1,12 @@
 #include "kernels/calibrate/analysis.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace iosim::calibrate {
 namespace {
@@ -192,6 +194,76 @@ std::vector<std::vector<double>> ncu_metric_rows(const std::string& output, cons
   }
   if (header.empty()) throw std::runtime_error("Nsight Compute printed no CSV table");
   return rows;
+}
+
+StepStats step_stats(const StepRun& run) {
+  const int n = run.ctas_per_sm, steps = run.steps;
+  const std::size_t ctas = run.smid.size();
+  if (steps < kStepFirst + 3) throw std::runtime_error("step_stats: a run needs at least 7 steps");
+  if (n < 1 || ctas == 0 || run.clocks.size() != ctas * static_cast<std::size_t>(steps) ||
+      run.timers.size() != run.clocks.size())
+    throw std::runtime_error("step_stats: the run's clock and timer arrays do not hold `steps` stamps per CTA");
+  const int last = steps - 2;
+  const auto stamp = [&](const std::vector<std::uint64_t>& v, std::size_t cta, int k) {
+    return static_cast<double>(v[cta * static_cast<std::size_t>(steps) + static_cast<std::size_t>(k)]);
+  };
+  const auto mean_step = [&](std::size_t cta) {
+    return (stamp(run.clocks, cta, last) - stamp(run.clocks, cta, kStepFirst)) / (last - kStepFirst);
+  };
+  StepStats out;
+  out.ctas_per_sm = n;
+  double squares = 0, all_steps = 0;
+  i64 count = 0;
+  for (std::size_t c = 0; c < ctas; ++c) {
+    const double m = mean_step(c);
+    if (m <= 0) throw std::runtime_error("step_stats: a CTA's clock64 did not advance");
+    for (int k = kStepFirst + 1; k <= last; ++k) {
+      const double r = (stamp(run.clocks, c, k) - stamp(run.clocks, c, k - 1)) / m - 1;
+      squares += r * r;
+      ++count;
+    }
+    all_steps += m;
+  }
+  out.cv = std::sqrt(squares / static_cast<double>(count));
+  out.step_cycles = all_steps / static_cast<double>(ctas);
+  std::map<std::uint32_t, std::vector<std::size_t>> by_sm;
+  for (std::size_t c = 0; c < ctas; ++c) by_sm[run.smid[c]].push_back(c);
+  out.rank_step.assign(static_cast<std::size_t>(n), 0.0);
+  for (auto& [sm, on_sm] : by_sm) {
+    if (static_cast<int>(on_sm.size()) != n) continue;
+    std::sort(on_sm.begin(), on_sm.end(),
+              [&](std::size_t a, std::size_t b) { return stamp(run.timers, a, 0) < stamp(run.timers, b, 0); });
+    double sm_mean = 0;
+    for (const std::size_t c : on_sm) sm_mean += mean_step(c) / n;
+    for (int r = 0; r < n; ++r) out.rank_step[static_cast<std::size_t>(r)] += mean_step(on_sm[static_cast<std::size_t>(r)]) / sm_mean;
+    ++out.sms;
+  }
+  if (out.sms == 0) throw std::runtime_error("step_stats: no SM held " + std::to_string(n) + " CTAs of the run");
+  for (double& x : out.rank_step) x /= out.sms;
+  return out;
+}
+
+double fit_cta_priority(const std::vector<StepStats>& runs, double* worst) {
+  const auto slope = [](int n, int r) { return (1 - 2.0 / n) * (r - (n - 1) / 2.0); };
+  double num = 0, den = 0;
+  for (const StepStats& s : runs) {
+    if (s.ctas_per_sm < 2 || s.ctas_per_sm > 8) continue;
+    for (int r = 0; r < s.ctas_per_sm; ++r) {
+      const double g = slope(s.ctas_per_sm, r);
+      num += g * (s.rank_step.at(static_cast<std::size_t>(r)) - 1);
+      den += g * g;
+    }
+  }
+  if (den <= 0) throw std::runtime_error("fit_cta_priority: no run of 3 to 8 CTAs per SM");
+  const double a = num / den;
+  if (worst != nullptr) {
+    *worst = 0;
+    for (const StepStats& s : runs)
+      if (s.ctas_per_sm >= 2 && s.ctas_per_sm <= 8)
+        for (int r = 0; r < s.ctas_per_sm; ++r)
+          *worst = std::max(*worst, std::abs(1 + a * slope(s.ctas_per_sm, r) - s.rank_step[static_cast<std::size_t>(r)]));
+  }
+  return a;
 }
 
 }  // namespace iosim::calibrate

@@ -2,6 +2,7 @@
 // rates, capacities and latencies, and Nsight Compute's CSV to counters. Plain
 // C++ with no CUDA calls, so the GPU tests check it without a GPU.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,42 @@ struct NearFar {
 NearFar near_far(const std::vector<std::vector<double>>& first, const std::vector<std::vector<double>>& second);
 
 double mean(const std::vector<double>& v);
+
+// One launch of the step-variation benchmark (steps.cu): every SM runs
+// `ctas_per_sm` identical CTAs of `steps` steps; per CTA its SM, and clock64
+// and %globaltimer at each step's barrier (CTA-major).
+struct StepRun {
+  int ctas_per_sm = 0;
+  int steps = 0;
+  std::vector<std::uint32_t> smid;
+  std::vector<std::uint64_t> clocks;
+  std::vector<std::uint64_t> timers;
+};
+// What a run shows (steps 4 .. steps - 2 of each CTA; the first ones fill
+// the pipeline, the last has no successor to time it):
+//  - cv: the standard deviation of a step's length over its own CTA's mean
+//    step, pooled over the CTAs (sm_pipes.step_jitter);
+//  - rank_step: per start rank on the SM (0 = the first stamp), the mean over
+//    SMs holding exactly ctas_per_sm CTAs of the rank's mean step over the
+//    SM's mean step (sm_pipes.cta_priority);
+//  - step_cycles: the mean step; sms: the SMs that held ctas_per_sm CTAs.
+struct StepStats {
+  int ctas_per_sm = 0;
+  double cv = 0;
+  double step_cycles = 0;
+  std::vector<double> rank_step;
+  int sms = 0;
+};
+inline constexpr int kStepFirst = 4;  // the first timed step
+// Throws std::runtime_error when the run has fewer than kStepFirst + 3 steps
+// or its arrays disagree with its CTA count.
+StepStats step_stats(const StepRun& run);
+// sm_pipes.cta_priority: the a of 1 + a (1 - 2/n)(r - (n - 1)/2) that fits
+// every rank's mean step best (least squares) over the runs of 2-8 CTAs per SM
+// (engine::cta_priority_factor's form). `worst` (when given): the largest
+// distance of a rank's step from the fitted line. Throws std::runtime_error
+// when no run has 3 or more CTAs per SM (n = 2 carries no information).
+double fit_cta_priority(const std::vector<StepStats>& runs, double* worst = nullptr);
 
 // Nsight Compute `--csv --page raw --print-units base` output (the program's
 // own lines mixed in): the value of `metrics` for each profiled kernel, in

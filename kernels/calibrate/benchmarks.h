@@ -134,6 +134,17 @@ struct BranchLatencies {
 };
 BranchLatencies branch_latencies(const Plan& plan);
 
+// steps.cu: how identical CTAs' steps vary (sm_pipes.step_jitter) and how an
+// SM favours the CTAs that started on it first (sm_pipes.cta_priority).
+// Values 0 with an empty setup: not measured (`note` says why).
+struct StepVariation {
+  double jitter = 0;
+  double cta_priority = 0;
+  std::string jitter_setup, priority_setup;
+  std::string note;  // runs left out, or why nothing was measured
+};
+StepVariation step_variation(const Plan& plan);
+
 // sm90a/wgmma.cu (compiled for sm_90a only): call only where has_wgmma.
 bool has_wgmma(const Plan& plan);  // compute capability 9.0
 enum class WgmmaForm {

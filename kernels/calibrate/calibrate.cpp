@@ -385,6 +385,16 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
     *log << "  branch (one warp per SM sub-partition): taken " << num(m.branch_taken.value) << ", not taken +"
          << num(m.branch_not_taken.value) << ", per-lane reconvergence +" << num(m.branch_reconverge.value)
          << " cycles\n";
+  const bench::StepVariation steps_on_sm = steps.run("step variation", [&] { return bench::step_variation(plan); });
+  m.step_jitter = {steps_on_sm.jitter, steps_on_sm.jitter_setup};
+  m.cta_priority = {steps_on_sm.cta_priority, steps_on_sm.priority_setup};
+  if (log != nullptr) {
+    *log << "  identical CTAs: step sd / mean " << num(steps_on_sm.jitter) << " (2 per SM), rank slope "
+         << num(steps_on_sm.cta_priority) << " (2-8 per SM)"
+         << (steps_on_sm.note.empty() ? "" : "; " + steps_on_sm.note) << "\n";
+    if (!steps_on_sm.jitter_setup.empty()) *log << "    jitter: " << steps_on_sm.jitter_setup << "\n";
+    if (!steps_on_sm.priority_setup.empty()) *log << "    priority: " << steps_on_sm.priority_setup << "\n";
+  }
   if (log != nullptr) {
     *log << "  per SM per cycle: mma f16 " << num(m.mma_f16.per_cycle) << " FLOP, bf16 " << num(m.mma_bf16.per_cycle)
          << ", FFMA " << num(m.fp32.per_cycle) << ", ex2 " << num(m.mufu_ex2.per_cycle) << ", ldmatrix "

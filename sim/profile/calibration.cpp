@@ -291,6 +291,13 @@ void add_sm_pipes(ProfileDraft& d, const CalibrationMeasurements& m) {
   d.values["sm_pipes.shfl_latency"] = measured(m.shfl_latency.value, m.shfl_latency.setup);
   add_wgmma(d, m, all, clock);
   add_branches(d, m);
+  // A rank slope at 0 or below (no preference, or a later CTA favoured) is
+  // outside the key's range (0, 1]: left out, and the run's log says what
+  // was measured.
+  if (!m.step_jitter.setup.empty() && m.step_jitter.value > 0)
+    d.values["sm_pipes.step_jitter"] = measured(m.step_jitter.value, m.step_jitter.setup);
+  if (!m.cta_priority.setup.empty() && m.cta_priority.value > 0)
+    d.values["sm_pipes.cta_priority"] = measured(m.cta_priority.value, m.cta_priority.setup);
 }
 
 }  // namespace

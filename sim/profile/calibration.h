@@ -168,6 +168,10 @@ struct CalibrationMeasurements {
   Measured branch_taken;       // a taken branch on a warp-uniform predicate
   Measured branch_not_taken;   // the same not taken, beyond the code it falls into
   Measured branch_reconverge;  // a per-lane (BSSY/BSYNC) taken branch beyond a uniform one
+  // Identical CTAs sharing an SM (kernels/calibrate/steps.cu; an empty setup:
+  // not measured, and the draft leaves the key out).
+  Measured step_jitter;   // a step's standard deviation over its CTA's mean step, 2 CTAs per SM
+  Measured cta_priority;  // the rank slope a of engine::cta_priority_factor, 2-8 CTAs per SM
 };
 
 // The draft profile (every schema key, sources included), named `name`.

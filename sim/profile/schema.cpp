@@ -251,13 +251,14 @@ std::vector<SchemaSection> build_schema() {
             "`if`) costs beyond the uniform one, every lane taking it (absent: no cost)"),
         key("step_jitter", ValueKind::fraction, opt, &S::step_jitter, "sm_pipes.step_jitter",
             "standard deviation of a CTA's step length over its mean step, every SM running 2 identical CTAs of a "
-            "GEMM-like loop (cp.async tile, ldmatrix + mma.sync, one barrier a step; "
-            "experiments/probes/step_jitter_probe.cu): each simulated step's length is scaled by a normal draw of "
+            "GEMM-like loop (cp.async tile, ldmatrix + mma.sync, one barrier a step; iosim calibrate's step-variation "
+            "benchmark, kernels/calibrate/steps.cu, the kernel of experiments/probes/step_jitter_probe.cu): each "
+            "simulated step's length is scaled by a normal draw of "
             "it (absent: identical CTAs run in lockstep)"),
         key("cta_priority", ValueKind::fraction, opt, &S::cta_priority, "sm_pipes.cta_priority",
             "how much an SM favours the CTAs that started on it first: the CTA of start rank r (0 = first) among n "
             "takes 1 + cta_priority x (1 - 2/n)(r - (n - 1)/2) of the SM's mean step, the least squares over 2-8 "
-            "CTAs per SM of the step-jitter probe's mean step per rank; the engine applies it to the CTAs a "
+            "CTAs per SM of the step-variation benchmark's mean step per rank; the engine applies it to the CTAs a "
             "launch starts together (absent: every CTA at the SM's mean)")},
        &S::present},
   };

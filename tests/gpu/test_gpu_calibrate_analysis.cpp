@@ -170,5 +170,58 @@ BOOST_AUTO_TEST_CASE(copy_probe_sizes_are_whole_chunks) {
   for (const i64 s : copy_probe_sizes(false)) BOOST_TEST(s % kCopyChunkBytes == 0);
 }
 
+// Three CTAs on each of two SMs (started in a scrambled order) whose steps
+// alternate 1 +- 3% of a base that grows by 10% per start rank, and an SM with
+// two CTAs: the jitter is the 3% exactly, the ranks 0.9 / 1.0 / 1.1, and the
+// 2-CTA SM counts for the jitter only.
+BOOST_AUTO_TEST_CASE(step_stats_pools_each_ctas_steps_over_its_mean_and_ranks_ctas_by_their_start) {
+  StepRun run;
+  run.ctas_per_sm = 3;
+  run.steps = 10;
+  const struct {
+    std::uint32_t sm;
+    int rank;
+  } ctas[] = {{7, 2}, {7, 0}, {3, 1}, {7, 1}, {3, 2}, {3, 0}, {5, 0}, {5, 1}};
+  for (const auto& c : ctas) {
+    run.smid.push_back(c.sm);
+    const double base = 1000 * (1 + 0.1 * (c.rank - 1));
+    std::uint64_t clk = 50000 + 17 * c.sm, ns = 1000 + 10 * c.rank;
+    for (int k = 0; k < run.steps; ++k) {
+      run.clocks.push_back(clk);
+      run.timers.push_back(ns);
+      clk += static_cast<std::uint64_t>(std::llround(base * (k % 2 == 0 ? 1.03 : 0.97)));
+      ns += 500;
+    }
+  }
+  const StepStats s = step_stats(run);
+  BOOST_TEST(std::abs(s.cv - 0.03) < 1e-9);
+  BOOST_TEST(s.sms == 2);
+  BOOST_REQUIRE(s.rank_step.size() == 3u);
+  BOOST_TEST(std::abs(s.rank_step[0] - 0.9) < 1e-9);
+  BOOST_TEST(std::abs(s.rank_step[1] - 1.0) < 1e-9);
+  BOOST_TEST(std::abs(s.rank_step[2] - 1.1) < 1e-9);
+  run.steps = 6;
+  BOOST_CHECK_THROW(step_stats(run), std::runtime_error);  // too few steps, and arrays of the wrong length
+}
+
+BOOST_AUTO_TEST_CASE(cta_priority_is_the_least_squares_rank_slope_of_the_runs_of_2_to_8_ctas) {
+  const double a = 0.106;
+  std::vector<StepStats> runs;
+  for (const int n : {2, 3, 5, 8, 12}) {
+    StepStats s;
+    s.ctas_per_sm = n;
+    for (int r = 0; r < n; ++r)
+      s.rank_step.push_back(n > 8 ? 2.0 : 1 + a * (1 - 2.0 / n) * (r - (n - 1) / 2.0));  // 12 per SM: ignored
+    runs.push_back(s);
+  }
+  double worst = -1;
+  BOOST_TEST(std::abs(fit_cta_priority(runs, &worst) - a) < 1e-12);
+  BOOST_TEST(worst < 1e-12);
+  runs[2].rank_step[0] += 0.02;  // one rank off the line: the fit moves, the worst rank says so
+  BOOST_TEST(std::abs(fit_cta_priority(runs, &worst) - a) > 1e-4);
+  BOOST_TEST(worst > 0.015);
+  BOOST_CHECK_THROW(fit_cta_priority({runs[0]}), std::runtime_error);  // 2 per SM carries no slope
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
