@@ -643,6 +643,21 @@ BOOST_AUTO_TEST_CASE(branch_costs_are_written_where_positive_and_left_out_otherw
   BOOST_TEST(q.sm_pipes.branch_reconverge_cycles == 0.0);
 }
 
+// The merge probe's window is measured where it ran, the engine's default
+// (an assumption, said so) where it did not.
+BOOST_AUTO_TEST_CASE(the_merge_window_is_measured_where_the_merge_probe_ran) {
+  CalibrationMeasurements m = made_up_measurements();
+  BOOST_TEST(draft_from_measurements(m, "x").values.at("l2.merge_window").number == 32.0);
+  BOOST_TEST(draft_from_measurements(m, "x").values.at("l2.merge_window").how.find("not measured") == 0u);
+  m.merge_window = {13.4, "merge probe setup"};
+  const ProfileDraft d = draft_from_measurements(m, "x");
+  BOOST_TEST(d.values.at("l2.merge_window").number == 13.4);
+  BOOST_TEST(d.values.at("l2.merge_window").how.find("merge probe setup") == 0u);
+  const TempDir dir;
+  const HardwareProfile p = load_profile(dir.write_yaml("x", write_profile_yaml(d)).string());
+  BOOST_TEST(close(p.l2_merge_window_cycles, 13.4));
+}
+
 // The step-variation values go to their keys with their setups; a benchmark
 // that did not run (empty setup) or a negative rank slope leaves the key out,
 // which the engine reads as lockstep CTAs at the SM's mean.

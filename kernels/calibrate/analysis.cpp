@@ -196,6 +196,23 @@ std::vector<std::vector<double>> ncu_metric_rows(const std::string& output, cons
   return rows;
 }
 
+double merged_share(double lookup_sectors, i64 lines) {
+  const double per_read = 4.0 * static_cast<double>(lines);
+  return (3 * per_read - lookup_sectors) / per_read;
+}
+
+double merge_window(std::vector<std::pair<double, double>> delta_share) {
+  if (delta_share.size() < 2) throw std::runtime_error("merge_window: needs two or more deltas");
+  std::sort(delta_share.begin(), delta_share.end());
+  double window = 0;
+  for (std::size_t i = 1; i < delta_share.size(); ++i) {
+    const double p0 = std::max(0.0, delta_share[i - 1].second), p1 = std::max(0.0, delta_share[i].second);
+    window += (p0 + p1) / 2 * (delta_share[i].first - delta_share[i - 1].first);
+    if (p1 == 0) break;
+  }
+  return window;
+}
+
 StepStats step_stats(const StepRun& run) {
   const int n = run.ctas_per_sm, steps = run.steps;
   const std::size_t ctas = run.smid.size();

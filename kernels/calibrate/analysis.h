@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/calibrate/records.h"
@@ -56,6 +57,18 @@ struct NearFar {
 NearFar near_far(const std::vector<std::vector<double>>& first, const std::vector<std::vector<double>>& second);
 
 double mean(const std::vector<double>& v);
+
+// The merge probe (merge_probe.cu): the share of the second reads of a pair
+// that cost no lookup, from one launch's L2 read sectors: every line is read
+// three times (the first CTA's warm-up read and timed read, the second CTA's
+// timed read), 4 sectors each, so share = (3 x lines x 4 - sectors) / (lines x 4).
+double merged_share(double lookup_sectors, i64 lines);
+// l2.merge_window: the window that merges the same share of reads arriving at
+// gaps spread evenly over the curve's reach, the integral of the share over
+// delta (trapezoid over the points sorted by delta, each share clipped at 0,
+// up to the first point with nothing merged). Throws std::runtime_error
+// without two points.
+double merge_window(std::vector<std::pair<double, double>> delta_share);
 
 // One launch of the step-variation benchmark (steps.cu): every SM runs
 // `ctas_per_sm` identical CTAs of `steps` steps; per CTA its SM, and clock64

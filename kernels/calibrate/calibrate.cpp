@@ -240,6 +240,21 @@ LaunchTimes profile_launches(const std::string& ncu, const std::string& self_exe
   return {median_of(one), median_of(wave), wave_ctas};
 }
 
+MergeCurve profile_merges(const std::string& ncu, const std::string& self_exe, int sm_count) {
+  const std::size_t deltas = std::size(kMergeDeltas);
+  const auto rows = ncu_rows(ncu, self_exe, "pair_reads", {"lts__t_sectors_srcunit_tex_op_read.sum"},
+                             "--probe-merge", deltas * kMergeRepeats, "pair launches");
+  const i64 lines = static_cast<i64>(merge_probe_pairs(sm_count)) * kMergeRounds;
+  MergeCurve out;
+  for (std::size_t d = 0; d < deltas; ++d) {
+    std::vector<double> shares;
+    for (int r = 0; r < kMergeRepeats; ++r) shares.push_back(merged_share(rows[r * deltas + d][0], lines));
+    out.share.emplace_back(kMergeDeltas[d], median_of(shares));
+  }
+  out.window = merge_window(out.share);
+  return out;
+}
+
 std::vector<i64> parse_grid_sizes(const std::string& text) {
   return parse_probe_list(text, "--probe-launch", "grid size",
                           "comma-separated CTA counts, each in [1, 2147483647], e.g. 1,2112",
@@ -429,6 +444,19 @@ profile::CalibrationMeasurements measure_device(const Options& options) {
   if (options.log != nullptr)
     *options.log << "  empty kernel: " << num(launch.one_cta_s * 1e6) << " us (1 CTA), "
                  << num(launch.wave_s * 1e6) << " us (" << launch.wave_ctas << " CTAs)\n";
+  const MergeCurve merge = steps.run("Nsight Compute merge probe", [&] {
+    return profile_merges(ncu, options.self_exe, m.device.sm_count);
+  });
+  std::string points;
+  for (const auto& [delta, share] : merge.share)
+    points += (points.empty() ? "" : ", ") + num(delta) + ": " + num(100 * share, 3) + "%";
+  m.merge_window = {merge.window, merge_setup(m.device.sm_count) + "; share of the second reads that cost no lookup "
+                                  "by delta in SM cycles, median of " + std::to_string(kMergeRepeats) + " (" + points +
+                                  "); the window merging the same share of reads at evenly spread gaps: the "
+                                  "trapezoid integral of the share over delta, each share clipped at 0, up to the "
+                                  "first delta where none merged"};
+  if (options.log != nullptr)
+    *options.log << "  L2 merge window " << num(merge.window) << " cycles (merged share by delta: " << points << ")\n";
   release_device();
   return m;
 }

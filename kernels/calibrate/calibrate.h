@@ -5,6 +5,7 @@
 #pragma once
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/common/error.h"
@@ -82,5 +83,21 @@ LaunchTimes profile_launches(const std::string& ncu, const std::string& self_exe
 void run_launch_probe(const std::vector<i64>& grid_sizes);
 // "1,2112" -> grid sizes (each in [1, 2^31)); else InputError.
 std::vector<i64> parse_grid_sizes(const std::string& text);
+
+// l2.merge_window (merge_probe.cu): pairs of SMs reading one L2-resident line
+// `delta` cycles apart, each delta kMergeRepeats times, under Nsight Compute.
+inline constexpr int kMergeRounds = 32;  // lines per pair and launch
+inline constexpr int kMergeRepeats = 2;
+inline constexpr int kMergeDeltas[] = {0, 8, 16, 32, 64, 128, 256, 512};  // SM cycles
+int merge_probe_pairs(int sm_count);
+std::string merge_setup(int sm_count);
+struct MergeCurve {
+  std::vector<std::pair<double, double>> share;  // (delta, share of second reads that cost no lookup), median of repeats
+  double window = 0;                              // merge_window(share)
+};
+MergeCurve profile_merges(const std::string& ncu, const std::string& self_exe, int sm_count);
+// The hidden `calibrate --probe-merge` mode: one warm-up launch, then every
+// delta of kMergeDeltas, kMergeRepeats times.
+void run_merge_probe();
 
 }  // namespace iosim::calibrate

@@ -106,6 +106,12 @@ int cmd_calibrate(const Args& args) {
     calibrate::run_launch_probe(calibrate::parse_grid_sizes(args[1]));
     return 0;
   }
+  // Hidden: the pairs of reads ncu counts for l2.merge_window.
+  if (!args.empty() && args.front() == "--probe-merge") {
+    if (args.size() != 1) throw InputError("calibrate --probe-merge: takes no arguments");
+    calibrate::run_merge_probe();
+    return 0;
+  }
 #endif
   ArgParser parser("calibrate",
                    "Runs microbenchmarks on the present GPU (DRAM and L2 bandwidth, L1/L2 capacity, latencies, the\n"

@@ -134,8 +134,11 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
                                  mib(static_cast<double>(m.l2_read_working_set)) + ", " + runs(m) + ": " +
                                  tbps(m.l2_read_bytes_per_s));
   d.values["l2.merge_window"] =
-      assumed(32, "not measured by iosim calibrate: the window in which the engine's L2 model merges identical "
-                  "tile reads; 32 cycles, the engine's default (as in the uncalibrated profiles)");
+      m.merge_window.setup.empty()
+          ? assumed(32, "not measured (iosim calibrate's merge probe did not run): the window in which the engine's "
+                        "L2 model merges identical tile reads; 32 cycles, the engine's default (as in the "
+                        "uncalibrated profiles)")
+          : measured(m.merge_window.value, m.merge_window.setup + ": " + num(m.merge_window.value) + " cycles");
   std::vector<double> dirty;
   std::string each;
   for (const CopyCounters& c : m.copies) {

@@ -168,6 +168,9 @@ struct CalibrationMeasurements {
   Measured branch_taken;       // a taken branch on a warp-uniform predicate
   Measured branch_not_taken;   // the same not taken, beyond the code it falls into
   Measured branch_reconverge;  // a per-lane (BSSY/BSYNC) taken branch beyond a uniform one
+  // The L2's request merging (kernels/calibrate/merge_probe.cu, cycles; an
+  // empty setup: not measured, and the draft keeps the engine's default).
+  Measured merge_window;
   // Identical CTAs sharing an SM (kernels/calibrate/steps.cu; an empty setup:
   // not measured, and the draft leaves the key out).
   Measured step_jitter;   // a step's standard deviation over its CTA's mean step, 2 CTAs per SM

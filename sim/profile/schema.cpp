@@ -100,9 +100,10 @@ std::vector<SchemaSection> build_schema() {
             "vendor's per-clock figure x clock, an upper bound)"),
         zero_allowed(key("merge_window", ValueKind::latency, req, &P::l2_merge_window_cycles, "l2_merge_window_cycles",
             "a read of the same tile arriving within this many cycles of a read lookup merges into it "
-            "(Hopper's L2 request coalescing; 0 = off): on the H200 and the H100 the integral of the merged "
-            "share over the gap between two SMs' reads of an L2-resident line (experiments/probes/merge_probe.cu); "
-            "elsewhere the former engine default, 32 cycles, an assumption. `iosim --merge-window` overrides it")),
+            "(Hopper's L2 request coalescing; 0 = off): the integral of the merged share over the gap between "
+            "two SMs' reads of an L2-resident line (iosim calibrate's merge probe, kernels/calibrate/merge_probe.cu, "
+            "the kernel of experiments/probes/merge_probe.cu); in the uncalibrated profiles the former engine "
+            "default, 32 cycles, an assumption. `iosim --merge-window` overrides it")),
         key("dirty_limit", ValueKind::size_or_none, req, &P::l2_dirty_limit_bytes, "l2_dirty_limit_bytes",
             "at most this many bytes stay dirty in L2; past it the lines dirty the longest are written to DRAM "
             "(and stay resident). Measured as the bytes still dirty at the end of streaming copies of 32 MB to "

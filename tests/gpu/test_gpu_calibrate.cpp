@@ -275,6 +275,14 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   m.kernel_launch_wave_s = launch.wave_s;
   m.kernel_launch_wave_ctas = launch.wave_ctas;
   m.launch_setup = launch_setup();
+  // Reads of one line at the same instant merge at least as often as reads
+  // 128 cycles apart, and the window lies within the probe's deltas.
+  const MergeCurve merge = profile_merges(ncu, iosim_cli().string(), m.device.sm_count);
+  BOOST_REQUIRE(merge.share.size() >= 6u);
+  BOOST_TEST(merge.share.front().second >= merge.share[5].second);  // delta 0 against 128
+  BOOST_TEST(merge.window >= 0.0);
+  BOOST_TEST(merge.window <= 512.0);
+  m.merge_window = {merge.window, merge_setup(m.device.sm_count)};
   for (const profile::CopyCounters& c : copies) {
     BOOST_TEST(c.dram_read >= static_cast<double>(c.bytes));  // a flushed L2: every byte comes from DRAM
     BOOST_TEST(c.dram_read <= 1.05 * static_cast<double>(c.bytes));
@@ -298,6 +306,7 @@ BOOST_AUTO_TEST_CASE(the_ncu_copy_probe_gives_a_loadable_profile) {
   BOOST_TEST(p.sm_pipes.branch_reconverge_cycles == std::max(m.branch_reconverge.value, 0.0),
              boost::test_tools::tolerance(1e-4));
   BOOST_TEST(p.l2_sector_bytes == 32);
+  BOOST_TEST(p.l2_merge_window_cycles == merge.window, boost::test_tools::tolerance(1e-3));
   BOOST_TEST(p.l2_line_bytes == 128);
   BOOST_TEST(p.kernel_launch_cycles == launch.one_cta_s * m.device.max_clock_hz, boost::test_tools::tolerance(1e-3));
   fs::remove_all(dir);

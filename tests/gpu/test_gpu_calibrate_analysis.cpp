@@ -170,6 +170,24 @@ BOOST_AUTO_TEST_CASE(copy_probe_sizes_are_whole_chunks) {
   for (const i64 s : copy_probe_sizes(false)) BOOST_TEST(s % kCopyChunkBytes == 0);
 }
 
+// The H200's merge probe (experiments/results/2026-11-28-h200-merge-probe,
+// merge.csv, 66 pairs x 32 lines): 17,196 sectors at delta 0 is 96% of the
+// second reads merged; the window integrates the curve up to its first zero,
+// with the baseline's -1% clipped, as experiments/probes/merge_table.py does
+// (13.4 cycles from these medians).
+BOOST_AUTO_TEST_CASE(merge_window_integrates_the_merged_share_up_to_its_first_zero) {
+  BOOST_TEST(std::abs(merged_share(17196, 66 * 32) - 0.9645) < 1e-4);
+  BOOST_TEST(std::abs(merged_share(3 * 4 * 66 * 32, 66 * 32)) < 1e-12);  // every read looked up: nothing merged
+  const std::vector<std::pair<double, double>> h200 = {
+      {64, -0.01}, {0, 0.9644}, {8, 0.2201}, {16, 0.2147}, {32, 0.2194}, {128, -0.01}, {256, 0.3}};
+  // 8 x (0.9644 + 0.2201) / 2 + 8 x (0.2201 + 0.2147) / 2 + 16 x (0.2147 + 0.2194) / 2 + 32 x 0.2194 / 2; the
+  // 0.3 past the first zero is not counted.
+  const double expected = 4 * (0.9644 + 0.2201) + 4 * (0.2201 + 0.2147) + 8 * (0.2147 + 0.2194) + 16 * 0.2194;
+  BOOST_TEST(std::abs(merge_window(h200) - expected) < 1e-9);
+  BOOST_TEST(std::abs(merge_window(h200) - 13.4) < 0.2);
+  BOOST_CHECK_THROW(merge_window({{0, 1.0}}), std::runtime_error);
+}
+
 // Three CTAs on each of two SMs (started in a scrambled order) whose steps
 // alternate 1 +- 3% of a base that grows by 10% per start rank, and an SM with
 // two CTAs: the jitter is the 3% exactly, the ranks 0.9 / 1.0 / 1.1, and the
