@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """FA2's local memory (LDL/STL: register spills and register-indexed tables) along the walks of
-fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue; the backward's prologue) the
+fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue, and the prologue: the local
+accesses before the main loop) the
 sequence of local accesses one warp issues, as `L` (LDL) or `S` (STL), the bytes per lane, and
 the stack offset (`x`: an address in a register, i.e. an indexed table).
 
@@ -87,6 +88,10 @@ def fwd_regions(listing, d, bm, bn):
         out[name] = accesses(code, sw.path(code, order, lo, order[order.index(hi) + 1], br))
     lo, exit_, br = fwd.epilogue_walk(code, order)
     out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
+    # The prologue, as the backward's: every local access placed before the first main loop, in
+    # address order, once per CTA (its STLs spill what the set-up computed).
+    first = min(fwd.main_loop(code, order, 0)[0], fwd.main_loop(code, order, 1)[0])
+    out['prologue'] = accesses(code, [a for a in order if a < first])
     return out
 
 

@@ -302,6 +302,10 @@ WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd epilogue");
+  // The prologue's spills (the STLs before the main loop, once per CTA) ride
+  // with the epilogue, the forward's one program that runs once: its trace has
+  // no prologue step. Their bytes reach the L2 all the same.
+  emit_fa2_locals(b, false, d, bm, bn, LocalRegion::prologue);
   emit_fa2_locals(b, false, d, bm, bn, LocalRegion::epilogue);
   b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
