@@ -88,11 +88,27 @@ def fwd_regions(listing, d, bm, bn):
         out[name] = accesses(code, sw.path(code, order, lo, order[order.index(hi) + 1], br))
     lo, exit_, br = fwd.epilogue_walk(code, order)
     out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
-    # The prologue, as the backward's: every local access placed before the first main loop, in
-    # address order, once per CTA (its STLs spill what the set-up computed).
-    first = min(fwd.main_loop(code, order, 0)[0], fwd.main_loop(code, order, 1)[0])
-    out['prologue'] = accesses(code, [a for a in order if a < first])
+    # The prologue: the local accesses placed before the first main loop, in address order, once
+    # per CTA (its STLs spill what the set-up computed). Those inside a block that a forward branch
+    # skips and that ends before the loop run in every CTA of a kernel that masks (causal or ragged
+    # keys): `masked_prologue`; those placed between the two loops only in CTAs with a masked run:
+    # `masked_entry` (the grids' crossbar writes per CTA say so at d 128 128 x 64, 64 x 64 and
+    # d 64 64 x 128: experiments/results/2026-12-01-fa2-fwd-prologue-spills).
+    l0, l1 = fwd.main_loop(code, order, 0), fwd.main_loop(code, order, 1)
+    first = min(l0[0], l1[0])
+    skipped = [(a, target(args)) for a in order if a < first
+               for pred, op, args in [sw.parse(code[a])]
+               if op.startswith('BRA') and pred and not op.startswith('BRA.DIV') and a < target(args) <= first]
+    before = [a for a in order if a < first]
+    out['prologue'] = accesses(code, [a for a in before if not any(b < a < t for b, t in skipped)])
+    between = [a for a in order if min(l0[1], l1[1]) < a < max(l0[0], l1[0])]
+    out['masked_prologue'] = accesses(code, [a for a in before if any(b < a < t for b, t in skipped)])
+    out['masked_entry'] = accesses(code, between)
     return out
+
+
+def target(args):
+    return int(re.search(r"0x[0-9a-f]+", args).group(0), 16)
 
 
 def bwd_regions(listing, d, bm, bn):
@@ -143,7 +159,7 @@ def inc(listings):
         pat = r"fa2_backward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)EE" if bwd_file else r"fa2_forward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)ELb0E"
         for d, bm, bn in sorted(set(functions(listing, pat))):
             out = (bwd_regions if bwd_file else fwd_regions)(listing, d, bm, bn)
-            for region in ('prologue', 'step', 'masked', 'epilogue'):
+            for region in ('prologue', 'masked_prologue', 'masked_entry', 'step', 'masked', 'epilogue'):
                 seq = out.get(region, [])
                 if not seq:
                     continue

@@ -23,7 +23,8 @@ struct Row {
 };
 
 constexpr bool fwd = false, bwd = true;
-constexpr LocalRegion prologue = LocalRegion::prologue, step = LocalRegion::step, masked = LocalRegion::masked,
+constexpr LocalRegion prologue = LocalRegion::prologue, masked_prologue = LocalRegion::masked_prologue,
+                      masked_entry = LocalRegion::masked_entry, step = LocalRegion::step, masked = LocalRegion::masked,
                       epilogue = LocalRegion::epilogue;
 constexpr Row kRows[] = {
 #define X(pass, d, bm, bn, region, tokens) {pass, d, bm, bn, region, tokens},

@@ -35,7 +35,10 @@ struct LocalAccess {
   i64 warp_bytes() const { return 32 * i64{lane_bytes}; }
 };
 
-enum class LocalRegion { prologue, step, masked, epilogue };
+// The forward's one-time accesses beyond its prologue: masked_prologue, in a
+// block its set-up runs only where the kernel masks (causal or ragged keys),
+// in every CTA; masked_entry, between its two loops, in CTAs with a masked run.
+enum class LocalRegion { prologue, masked_prologue, masked_entry, step, masked, epilogue };
 
 // One warp's local accesses of fa2_forward_kernel (backward = false) or
 // fa2_backward_kernel at (d, B_r, B_c) in `region`, in issue order; empty

@@ -212,7 +212,7 @@ void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads)
 
 // The kernel's LDL/STL in the order its SASS issues them (fa2_local_memory.inc).
 void emit_fa2_locals(ProgramBuilder& b, bool backward, int d, int bm, int bn, LocalRegion region) {
-  if (region == LocalRegion::epilogue || region == LocalRegion::prologue) b.runs_once();
+  if (region != LocalRegion::step && region != LocalRegion::masked) b.runs_once();
   for (const LocalAccess& a : fa2_local_accesses(backward, d, bm, bn, region)) b.local_access(a);
 }
 
@@ -297,15 +297,19 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
 // barriers (BSSY/BSYNC) and the row's addresses come to 34 alu (the range
 // test and the STG's address among them) and 5-12 IMAD (7 at d 64) per row. The store (dev::store_tile, a row guard per
 // chunk) costs per 16-byte chunk an LDS, an STG, 9 IMAD and 17 alu.
-WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem) {
+WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem, bool kernel_masks, bool masked_run) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
-  ProgramBuilder b("fa2_fwd epilogue");
-  // The prologue's spills (the STLs before the main loop, once per CTA) ride
-  // with the epilogue, the forward's one program that runs once: its trace has
-  // no prologue step. Their bytes reach the L2 all the same.
+  ProgramBuilder b(masked_run ? "fa2_fwd epilogue (after a masked run)" : "fa2_fwd epilogue");
+  // The set-up's spills (the STLs before the main loop, once per CTA; those of
+  // the block it runs where the kernel masks; those before the masked loop in
+  // a CTA with a masked run) ride with the epilogue, the forward's one program
+  // that runs once: its trace has no prologue step. Their bytes reach the L2
+  // all the same.
   emit_fa2_locals(b, false, d, bm, bn, LocalRegion::prologue);
+  if (kernel_masks) emit_fa2_locals(b, false, d, bm, bn, LocalRegion::masked_prologue);
+  if (masked_run) emit_fa2_locals(b, false, d, bm, bn, LocalRegion::masked_entry);
   emit_fa2_locals(b, false, d, bm, bn, LocalRegion::epilogue);
   b.alu();  // cp.async.wait_group 0
   for (int r = 0; r < mfr * 2; ++r) {
@@ -1984,7 +1988,10 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       const int d = round16(s.head_dim), bm = round16(s.tiles.block_m), bn = round16(s.tiles.block_n);
       put(out, kMainStep, fa2_forward_step(d, bm, bn, elem, false));
       put(out, kMaskedStep, fa2_forward_step(d, bm, bn, elem, true));
-      put(out, kEpilogue, fa2_forward_epilogue(d, bm, bn, elem));
+      // Whether any tile needs an element mask: the causal diagonal, or ragged keys.
+      const bool masks = s.tiles.causal || s.tiles.seq_k % s.tiles.block_n != 0;
+      put(out, kEpilogue, fa2_forward_epilogue(d, bm, bn, elem, masks, false));
+      put(out, kMaskedEpilogue, fa2_forward_epilogue(d, bm, bn, elem, masks, true));
       out.tensor = true;
       break;
     }
@@ -2097,6 +2104,7 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       put(out, kMainStep, fa3_forward_step(d, elem, false));
       put(out, kMaskedStep, fa3_forward_step(d, elem, true));
       put(out, kEpilogue, fa3_forward_epilogue(d));
+      put(out, kMaskedEpilogue, fa3_forward_epilogue(d));  // the same code after either run
       // The consumer warps run the programs; the producer warpgroup is idle
       // but for its TMA issues (see fa3_forward_step).
       out.warps = 4 * Fa3ForwardSchedule::kConsumers;

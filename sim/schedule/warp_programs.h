@@ -24,7 +24,9 @@ enum StepProgram : int {
   kFinalStep = 5,   // FA1 backward: dQaccum -> dQ; GEMM: the CTA's last tile's C, with its one-time work
   kKeyStore = 6,    // FA1 backward: dK_j, dV_j written
   kStatsPass = 7,   // row softmax of a row longer than shared memory: the statistics pass
-  kStepPrograms = 8
+  kMaskedEpilogue = 8,  // FA2 / FA3 forward: the epilogue of a CTA that had a masked run (FA2: its set-up's
+                        // spills differ; FA3: the same program)
+  kStepPrograms = 9
 };
 
 struct KernelPrograms {

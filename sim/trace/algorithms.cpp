@@ -77,13 +77,15 @@ Generator<Step> flash_forward_cta(const ForwardSchedule& s, i64 x, i64 y, i64 z)
   const i64 r0 = t.row_begin(i), rows = t.rows_in(i), d = s.head_dim;
   Step step;
   const auto keys = s.key_blocks(cta);
+  bool masked_run = false;
   for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
+    masked_run = masked_run || keys.masked(j);
     key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
     co_yield step;
   }
   step.clear();
   step.compute = {0, rows * d, rows};
-  step.compute.program = schedule::kEpilogue;
+  step.compute.program = masked_run ? schedule::kMaskedEpilogue : schedule::kEpilogue;
   step.store(wr(TensorId::O, b, h, r0, rows, 0, d));
   step.store(wr(TensorId::L, b, h, r0, rows, 0, 1));
   co_yield step;
