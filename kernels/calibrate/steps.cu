@@ -1,16 +1,12 @@
 // How much identical CTAs' steps vary, and how an SM shares itself among the
 // CTAs it holds (sm_pipes.step_jitter, sm_pipes.cta_priority): the
-// step-jitter probe of experiments/probes/step_jitter_probe.cu, which set the
-// H200's values, run by calibrate.
+// step-jitter probe's runs (experiments/probes/step_jitter_probe.cu, which set
+// the H200's values), with its kernel (step_variation_kernel.cuh).
 //
-// Every SM runs n identical CTAs of 4 warps, all resident at once; each runs
-// kSteps steps of a loop double-buffered like the standard GEMM: wait for this
-// step's cp.async tile, barrier, issue the next tile, then `mmas` ldmatrix +
-// mma.sync m16n8k16 per warp on this step's tile. Tiles come from an
-// L2-resident buffer; kShare CTAs read each tile in the same step, as a row
-// of GEMM output tiles does. Thread 0 stamps clock64 and %globaltimer at each
-// barrier; analysis.cpp (step_stats, fit_cta_priority) turns the stamps into
-// the two values.
+// Every SM runs n identical CTAs of 4 warps, all resident at once, kSteps
+// steps each; kShare CTAs read each L2-resident tile in the same step, as a
+// row of GEMM output tiles does. analysis.cpp (step_stats, fit_cta_priority)
+// turns the stamps into the two values.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -18,11 +14,13 @@
 #include "kernels/calibrate/analysis.h"
 #include "kernels/calibrate/bench_common.cuh"
 #include "kernels/calibrate/benchmarks.h"
+#include "kernels/calibrate/step_variation_kernel.cuh"
 
 namespace iosim::calibrate::bench {
 namespace {
 
-constexpr int kThreads = 128;
+using step_variation::kThreads;
+using step_variation::steps_kernel;
 constexpr int kSteps = 160;
 constexpr int kShare = 8;
 
@@ -31,69 +29,6 @@ struct StepConfig {
   int tile_kib;
   int mmas;  // ldmatrix + mma.sync pairs per warp and step
 };
-
-// %globaltimer without a memory clobber, and the index arithmetic, share and
-// steps as runtime values: the probe's code as it is (moving the stamps' code
-// by a few instructions moved the 2-CTA jitter from 0.0068 to 0.0053 on the
-// H200, experiments/results/2026-12-01-h200-calibrate-steps).
-__device__ __forceinline__ std::uint64_t globaltimer() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ __forceinline__ void cp_async16(unsigned smem, const void* g) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem), "l"(g));
-}
-
-__global__ void __launch_bounds__(kThreads) steps_kernel(const uint4* __restrict__ buf, int tiles, int tile_vecs,
-                                                         int mmas, int share, int steps,
-                                                         std::uint64_t* __restrict__ clocks,
-                                                         std::uint64_t* __restrict__ timers,
-                                                         std::uint32_t* __restrict__ smids, float* __restrict__ sink) {
-#if __CUDA_ARCH__ >= 800
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int tid = threadIdx.x, lane = tid % 32;
-  const unsigned smem = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
-  const int stage_bytes = tile_vecs * 16;
-  const auto issue = [&](int k) {
-    const int tile = (blockIdx.x / share + k) % tiles;
-    const uint4* src = buf + static_cast<i64>(tile) * tile_vecs;
-    const unsigned dst = smem + (k & 1) * stage_bytes;
-    for (int v = tid; v < tile_vecs; v += kThreads) cp_async16(dst + v * 16, src + v);
-    asm volatile("cp.async.commit_group;");
-  };
-  float acc[4] = {0, 0, 0, 0};
-  if (tid == 0) smids[blockIdx.x] = sm_id();
-  issue(0);
-  for (int k = 0; k < steps; ++k) {
-    asm volatile("cp.async.wait_group 0;");
-    __syncthreads();
-    if (tid == 0) {
-      clocks[static_cast<i64>(blockIdx.x) * steps + k] = clock64();
-      timers[static_cast<i64>(blockIdx.x) * steps + k] = globaltimer();
-    }
-    if (k + 1 < steps) issue(k + 1);
-    const unsigned base = smem + (k & 1) * stage_bytes;
-    for (int i = 0; i < mmas; ++i) {
-      const unsigned a_addr = base + ((i * 512 + lane * 16) % stage_bytes);
-      const unsigned b_addr = base + ((i * 512 + 256 + (lane % 16) * 16) % stage_bytes);
-      unsigned a0, a1, a2, a3, b0, b1;
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                   : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3)
-                   : "r"(a_addr));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(b0), "=r"(b1) : "r"(b_addr));
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-          "{%0,%1,%2,%3};"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-    }
-  }
-  const float s = acc[0] + acc[1] + acc[2] + acc[3];
-  if (s == 1.2345f) sink[tid] = s;  // keeps the products; never true for these inputs
-#endif
-}
 
 // One stamped launch (after a warm-up launch that brings the tiles into L2),
 // or nothing when the SM cannot hold the config's CTAs at once.
@@ -108,8 +43,8 @@ bool run_config(const Plan& plan, const StepConfig& c, const kernels::DeviceBuff
   const int tile_vecs = c.tile_kib * 1024 / 16;
   const int tiles = static_cast<int>(static_cast<i64>(buf.size()) / tile_vecs);
   const std::size_t stamps = static_cast<std::size_t>(grid) * kSteps;
-  kernels::DeviceBuffer<std::uint64_t> clocks(stamps), timers(stamps);
-  kernels::DeviceBuffer<std::uint32_t> smids(static_cast<std::size_t>(grid));
+  kernels::DeviceBuffer<unsigned long long> clocks(stamps), timers(stamps);
+  kernels::DeviceBuffer<unsigned> smids(static_cast<std::size_t>(grid));
   for (int rep = 0; rep < 2; ++rep) {
     steps_kernel<<<grid, kThreads, smem>>>(buf.get(), tiles, tile_vecs, c.mmas, kShare, kSteps, clocks.get(), timers.get(),
                                            smids.get(), sink.get());
@@ -118,9 +53,11 @@ bool run_config(const Plan& plan, const StepConfig& c, const kernels::DeviceBuff
   }
   run.ctas_per_sm = c.ctas_per_sm;
   run.steps = kSteps;
-  run.clocks = clocks.download();
-  run.timers = timers.download();
-  run.smid = smids.download();
+  const std::vector<unsigned long long> clk = clocks.download(), gt = timers.download();
+  const std::vector<unsigned> sm = smids.download();
+  run.clocks.assign(clk.begin(), clk.end());
+  run.timers.assign(gt.begin(), gt.end());
+  run.smid.assign(sm.begin(), sm.end());
   return true;
 }
 
