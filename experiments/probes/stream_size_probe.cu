@@ -11,7 +11,8 @@
 //
 // Kernels: CTA c of 256 threads handles bytes [32 KiB c, 32 KiB (c + 1)),
 // 8 float4 per thread (calibrate's copy kernel, experiments/copy_trace.py);
-// `read` sums what it loads, `copy` writes it to a second buffer.
+// `read` sums what it loads, `copy` writes it to a second buffer (copy_chunks_kernel.cuh;
+// the 2026-12-02 run's copy kernel was this code under the name stream_copy).
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 experiments/probes/stream_size_probe.cu -o stream_size_probe
 //   experiments/probes/stream_size_run.sh PROBE OUT
@@ -23,12 +24,14 @@
 #include <cstring>
 
 #include "probe_check.h"
+// The copy kernel, shared with iosim calibrate's dirty-limit probe.
+#include "../../kernels/calibrate/copy_chunks_kernel.cuh"
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kChunk = 32768;
-constexpr int kPerThread = kChunk / 16 / kThreads;
+using iosim::copy_chunks::kPerThread;
+using iosim::copy_chunks::kThreads;
+constexpr long long kChunk = iosim::copy_chunks::kChunkBytes;
 
 __global__ void __launch_bounds__(kThreads) stream_read(const float4* __restrict__ src, float* __restrict__ sink) {
   const long long base = static_cast<long long>(blockIdx.x) * (kChunk / 16);
@@ -39,15 +42,6 @@ __global__ void __launch_bounds__(kThreads) stream_read(const float4* __restrict
     acc += v.x + v.y + v.z + v.w;
   }
   if (acc == 1234.5f) sink[threadIdx.x] = acc;  // never true: keeps the loads
-}
-
-__global__ void __launch_bounds__(kThreads) stream_copy(const float4* __restrict__ src, float4* __restrict__ dst) {
-  const long long base = static_cast<long long>(blockIdx.x) * (kChunk / 16);
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const long long k = base + i * kThreads + threadIdx.x;
-    dst[k] = src[k];
-  }
 }
 
 }  // namespace
@@ -83,7 +77,7 @@ int main(int argc, char** argv) {
     const long long b = mib << 20;
     const unsigned ctas = static_cast<unsigned>(b / kChunk);
     if (std::strcmp(kind, "read") == 0) stream_read<<<ctas, kThreads>>>(src, sink);
-    else stream_copy<<<ctas, kThreads>>>(src, dst);
+    else iosim::copy_chunks::copy_chunks<<<ctas, kThreads>>>(src, dst);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::printf("%d,%s,%lld\n", i - 1, kind, b);

@@ -9,4 +9,4 @@ out=$2
 configs=
 for rep in 1 2; do for k in read copy; do for m in 4 8 16 32 64 128 256 512; do configs="$configs $k:$m"; done; done; done
 . "$(dirname "$0")/ncu_probe.sh"
-ncu_probe "$out" "stream_(read|copy)" gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.avg.per_second "$probe" $configs
+ncu_probe "$out" "stream_read|copy_chunks" gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_elapsed.avg.per_second "$probe" $configs

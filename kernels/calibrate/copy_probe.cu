@@ -10,28 +10,21 @@
 #include <string>
 
 #include "kernels/calibrate/calibrate.h"
+#include "kernels/calibrate/copy_chunks_kernel.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/device_buffer.h"
 
 namespace iosim::calibrate {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kPerThread = static_cast<int>(kCopyChunkBytes / 16 / kThreads);
-
-__global__ void __launch_bounds__(kThreads) copy_chunks(const float4* __restrict__ src, float4* __restrict__ dst) {
-  const long long base = static_cast<long long>(blockIdx.x) * (kCopyChunkBytes / 16);
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const long long k = base + i * kThreads + threadIdx.x;
-    dst[k] = src[k];
-  }
-}
+using copy_chunks::kPerThread;
+using copy_chunks::kThreads;
+static_assert(copy_chunks::kChunkBytes == kCopyChunkBytes, "the probe's chunk is the kernel's");
 
 __global__ void launch_probe() {}
 
 void copy(const kernels::DeviceBuffer<float4>& src, const kernels::DeviceBuffer<float4>& dst, i64 bytes) {
-  copy_chunks<<<static_cast<unsigned>(bytes / kCopyChunkBytes), kThreads>>>(src.get(), dst.get());
+  copy_chunks::copy_chunks<<<static_cast<unsigned>(bytes / kCopyChunkBytes), kThreads>>>(src.get(), dst.get());
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 
