@@ -728,13 +728,13 @@ BOOST_AUTO_TEST_CASE(fa2_forward_with_many_heads_and_long_sequences_rereads_k_v_
   BOOST_TEST(r.kernels.at(0).l2.tensor.at(static_cast<size_t>(T::K)).fetch_sectors * 32 > tensor_bytes(tr, T::K));
 }
 
-// FA2's dQ conversion writes each iteration's dQ right after that iteration's
-// loads (kernels/fa2/fa2_backward.cuh), so the L2 sees its writes between its
-// reads. With every CTA resident at once and a cold L2 much smaller than the
-// kernel's traffic, the lines left at the end are then a mix: about a third
-// dirty under LRU (dQ is half the bytes of dQaccum). With the stores after all
-// of a step's loads instead, every CTA's reads came first and the L2 ended
-// holding nothing but dirty dQ.
+// FA2's dQ conversion writes each trip's dQ right after that trip's loads
+// (kernels/fa2/fa2_rows.cuh), so the L2 sees its writes between its reads.
+// With every CTA resident at once and a cold L2 much smaller than the
+// kernel's traffic, the lines left at the end are then a mix of the last
+// rounds' reads and writes (3 MiB of 4 here, the rounds of the CTAs running
+// nearly in step); with the stores after all of a step's loads instead, every
+// CTA's reads came first and the L2 ended holding nothing but dirty dQ.
 BOOST_AUTO_TEST_CASE(fa2_convert_dq_writes_between_its_reads) {
   auto p = a100_with_l2(i64{4} << 20);
   p.l2_dirty_limit_bytes = std::numeric_limits<double>::infinity();
@@ -748,7 +748,7 @@ BOOST_AUTO_TEST_CASE(fa2_convert_dq_writes_between_its_reads) {
   const i64 dq = tensor_bytes(tr, trace::TensorId::dQ);
   BOOST_REQUIRE(dq >= 2 * p.l2_bytes);
   BOOST_TEST(k->dirty_left_bytes > p.l2_bytes / 5);
-  BOOST_TEST(k->dirty_left_bytes < p.l2_bytes / 2);
+  BOOST_TEST(k->dirty_left_bytes < p.l2_bytes * 9 / 10);
   BOOST_TEST(k->dram_write_bytes + k->dirty_left_bytes == dq);
 }
 

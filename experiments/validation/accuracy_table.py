@@ -73,7 +73,8 @@ def table(csv_path, which):
             out.append(f"| {label} | {algo} | {s['n']} | {fmt(s['median'])} | {fmt(s['mae'])} | "
                        f"{fmt(w['ratio'])} ({w['label']}) | {r} |")
     out.append("")
-    out.append("Exclusions (no measurement, measured 0, or stale: measured with a kernel changed since; "
+    out.append("Exclusions (no measurement, measured 0, or stale: measured with a kernel changed since, or, "
+               "for SM↔L2 bytes and lookups only, with a kernel whose loads or stores changed since; "
                "summarize.py lists them): " +
                ("; ".join(notes) if notes else "none") + ".")
     return out

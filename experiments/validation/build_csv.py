@@ -28,7 +28,11 @@ gemm_kernel -> std_fwd_qk, std_fwd_pv, std_bwd_dv, std_bwd_dp, std_bwd_dq, std_b
 Every simulated kernel gets a row; `status` is `ok`, or says why it has no measurement
 (no_ncu_output, ncu_failed, kernel_count_mismatch, kernel_name_mismatch, or `stale: REASON` for
 configurations given to --stale REGEX:REASON, measured with a kernel that has changed since): the
-summaries count `ok` rows and list the others.
+summaries count `ok` rows and list the others. --stale-counters REGEX:REASON is narrower: for the
+kernels whose "CONFIG KERNEL" matches, a change since the measurement moved only how the kernel's
+loads and stores cross to the L2 (not its DRAM bytes or, within what the GPU measured again, its
+time), so their SM<->L2 bytes, L2 lookups and instruction counts are left empty with the reason in
+`stale_counters` (the summaries list them as exclusions of those metrics) and the rest is kept.
 
 Columns (bytes, seconds): see COLUMNS. formula_bytes is the pass's closed-form I/O (the
 simulator's `formula.bytes`), repeated on each kernel of the pass. sim_global_bytes: the trace's
@@ -64,6 +68,7 @@ COLUMNS = [
     "sim_inst_smem", "sim_inst_global",
     "meas_clock_hz", "meas_cycles", "meas_ncu_passes",
     "meas_inst_executed", "meas_inst_tensor", "meas_inst_fma_pipe", "meas_inst_fp32_pipe",
+    "stale_counters",
     "meas_thread_ffma", "meas_thread_fadd", "meas_thread_fmul", "meas_inst_xu", "meas_inst_ldsm",
     "meas_inst_shared_ld",
     "sim_pass_time_s", "meas_pass_time_s",
@@ -179,7 +184,13 @@ def find_file(dirs, name):
     return None
 
 
-def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=()):
+# The measured columns a --stale-counters kernel leaves empty: how its accesses crossed to the L2
+# and what it executed.
+STALE_COUNTER_COLUMNS = ("meas_global_bytes", "meas_read_bytes", "meas_write_bytes", "meas_lookups",
+                         "meas_lookup_hits", "meas_read_requests")
+
+
+def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=(), stale_counters=()):
     kernels = sim_cold["kernels"]
     base = {
         "gpu": gpu, "algo": c.algo, "pass": c.pas, "d": c.d, "seq_q": c.seq_q, "seq_k": c.seq_k, "batch": c.batch,
@@ -268,6 +279,11 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=()):
             if row.get("meas_clock_hz") in (None, "") and row["meas_cycles"] and t:
                 # ncu lists no .per_second form on some GPUs (the H200's run): the same ratio.
                 row["meas_clock_hz"] = row["meas_cycles"] / (t * 1e-9)
+            why = next((w for rx, w in stale_counters if re.search(rx, f"{c.name} {k['name']}")), None)
+            if why:
+                row["stale_counters"] = why
+                for col in STALE_COUNTER_COLUMNS + tuple(x for x in row if x.startswith("meas_inst_")):
+                    row[col] = ""
         out.append({k2: ("" if v is None else v) for k2, v in row.items()})
     return out
 
@@ -291,10 +307,15 @@ def main():
     ap.add_argument("--stale", action="append", default=[], metavar="REGEX:REASON",
                     help="configurations whose name matches REGEX were measured with a kernel that has changed "
                          "since: status 'stale: REASON', no measured values, counted in no metric (repeatable)")
+    ap.add_argument("--stale-counters", action="append", default=[], metavar="REGEX:REASON",
+                    help="kernels whose 'CONFIG KERNEL' matches REGEX changed since their measurement only in how "
+                         "their accesses cross to the L2: SM<->L2 bytes, lookups and instruction counts left "
+                         "empty, the reason in stale_counters (repeatable)")
     a = ap.parse_args()
     stale = [tuple(x.split(":", 1)) for x in a.stale]
-    if any(len(x) != 2 or not x[1].strip() for x in stale):
-        sys.exit("build_csv: --stale takes REGEX:REASON")
+    stale_counters = [tuple(x.split(":", 1)) for x in a.stale_counters]
+    if any(len(x) != 2 or not x[1].strip() for x in stale + stale_counters):
+        sys.exit("build_csv: --stale and --stale-counters take REGEX:REASON")
     gpu = a.gpu.lower()
     profile = a.profile or os.path.join(ROOT, PROFILES.get(gpu, ""))
     if not a.profile and gpu not in PROFILES:
@@ -321,7 +342,7 @@ def main():
     def one(c):
         cold = sim.run(c.flags, True)
         warm = None if a.no_pass else sim.run(c.flags, False)
-        return rows_for(c, gpu, data, a.outdirs, cold, warm, prof_label, stale)
+        return rows_for(c, gpu, data, a.outdirs, cold, warm, prof_label, stale, stale_counters)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         results = list(ex.map(one, configs))

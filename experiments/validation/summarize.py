@@ -99,6 +99,9 @@ def points(rows, metric):
         elif r["status"] != "ok":
             excl.append((label, f"no measurement ({r['status']})"))
             continue
+        elif metric in ("global", "lookups") and r.get("stale_counters"):
+            excl.append((label, f"counters stale: {r['stale_counters']}"))
+            continue
         if m is None or p is None:
             excl.append((label, "value missing"))
             continue

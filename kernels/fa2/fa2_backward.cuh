@@ -1,12 +1,12 @@
 // FlashAttention-2 backward (Dao 2023, Algorithm 2), three kernels:
-//   preprocess  D = rowsum(dO o O), dQaccum = 0     (schedule::RowBlockSchedule)
+//   preprocess  D = rowsum(dO o O), dQaccum = 0     (schedule::RowBlockSchedule; fa2_rows.cuh)
 //   main        a CTA per (key block j, KV head, batch) (schedule::Fa2BackwardSchedule):
 //               K_j, V_j stay in shared memory; for each query head of the GQA
 //               group and each active query block i (Fa2BackwardSchedule::work_items,
 //               the loop the trace walks) it recomputes P_ij from L_i, forms
 //               dS_ij, accumulates dV_j, dK_j in registers and adds dQ_i into
 //               the fp32 dQaccum with reductions at L2; dK_j, dV_j written once.
-//   convert     dQ = scale * dQaccum in the data type (schedule::RowBlockSchedule)
+//   convert     dQ = scale * dQaccum in the data type (schedule::RowBlockSchedule; fa2_rows.cuh)
 //
 // Main loop, per (head, query block):
 //   wait Q_i/dO_i | issue the next Q/dO | S = Q K^T, dP = dO V^T | mask |
@@ -232,70 +232,6 @@ __global__ void __launch_bounds__(BwdTraits<D, BM, BN>::kThreads) fa2_backward_k
 }
 
 // ---------------------------------------------------------------------------
-// Row-wise kernels: a CTA of 128 threads per (row block, head, batch); a row
-// is d/8 16-byte chunks handled by d/8 adjacent lanes (d/8 a power of two <= 32).
-constexpr int kRowThreads = static_cast<int>(schedule::RowBlockSchedule::kThreads);
-
-template <class Elem>
-__device__ __forceinline__ float dot8(const uint4& a, const uint4& b) {
-  const Elem* x = reinterpret_cast<const Elem*>(&a);
-  const Elem* y = reinterpret_cast<const Elem*>(&b);
-  float s = 0.0f;
-#pragma unroll
-  for (int e = 0; e < 8; ++e) s = fmaf(static_cast<float>(x[e]), static_cast<float>(y[e]), s);
-  return s;
-}
-
-// D = rowsum(dO o O) in fp32; dQaccum rows zeroed.
-template <class Elem>
-__global__ void __launch_bounds__(kRowThreads) fa2_bwd_preprocess_kernel(const RowParams p) {
-  const schedule::RowBlockSchedule& rs = p.rows;
-  const i64 rb = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  const int r0 = static_cast<int>(rb * rs.block_rows), rows = static_cast<int>(rs.rows_in(rb));
-  const int d = static_cast<int>(p.head_dim), cpr = d / 8;
-  const i64 off = b * p.q_str.batch + h * p.q_str.head;
-  const Elem* gO = static_cast<const Elem*>(p.o) + off;
-  const Elem* gdO = static_cast<const Elem*>(p.d_o) + off;
-  const i64 stat_off = (b * rs.shape.heads + h) * rs.rows;
-  for (int base = 0; base < rows * cpr; base += kRowThreads) {  // uniform trip count: shuffles need whole warps
-    const int idx = base + static_cast<int>(threadIdx.x);
-    const int r = idx / cpr, c = idx % cpr;
-    const bool valid = idx < rows * cpr;
-    float s = 0.0f;
-    if (valid) {
-      const i64 e = static_cast<i64>(r0 + r) * p.q_str.row + c * 8;
-      s = dot8<Elem>(__ldg(reinterpret_cast<const uint4*>(gO + e)), __ldg(reinterpret_cast<const uint4*>(gdO + e)));
-    }
-    for (int o = cpr / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if (valid && c == 0) p.dvec[stat_off + r0 + r] = s;
-  }
-  float4* g_acc = reinterpret_cast<float4*>(p.dq_accum + (stat_off + r0) * d);
-  for (int k = static_cast<int>(threadIdx.x); k < rows * d / 4; k += kRowThreads) g_acc[k] = make_float4(0, 0, 0, 0);
-}
-
-// dQ = scale * dQaccum, converted to the data type.
-template <class Elem>
-__global__ void __launch_bounds__(kRowThreads) fa2_bwd_convert_dq_kernel(const RowParams p) {
-  const schedule::RowBlockSchedule& rs = p.rows;
-  const i64 rb = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  const int r0 = static_cast<int>(rb * rs.block_rows), rows = static_cast<int>(rs.rows_in(rb));
-  const int d = static_cast<int>(p.head_dim), cpr = d / 8;
-  const float* g_acc = p.dq_accum + ((b * rs.shape.heads + h) * rs.rows + r0) * d;
-  Elem* gdQ = static_cast<Elem*>(p.dq) + b * p.q_str.batch + h * p.q_str.head;
-  for (int idx = static_cast<int>(threadIdx.x); idx < rows * cpr; idx += kRowThreads) {
-    const int r = idx / cpr, c = idx % cpr;
-    const float4 lo = __ldg(reinterpret_cast<const float4*>(g_acc + r * d + c * 8));
-    const float4 hi = __ldg(reinterpret_cast<const float4*>(g_acc + r * d + c * 8 + 4));
-    uint4 out;
-    out.x = dev::pack2<Elem>(lo.x * p.scale, lo.y * p.scale);
-    out.y = dev::pack2<Elem>(lo.z * p.scale, lo.w * p.scale);
-    out.z = dev::pack2<Elem>(hi.x * p.scale, hi.y * p.scale);
-    out.w = dev::pack2<Elem>(hi.z * p.scale, hi.w * p.scale);
-    *reinterpret_cast<uint4*>(gdQ + static_cast<i64>(r0 + r) * p.q_str.row + c * 8) = out;
-  }
-}
-
-// ---------------------------------------------------------------------------
 // Launches, each with the grid and shared memory of its schedule; the order of
 // the three kernels is the plan's (fa2_api.cu walks it).
 template <class Elem, int D, int BM, int BN>
@@ -315,20 +251,6 @@ void launch_backward(const BackwardParams& p, cudaStream_t stream) {
   IOSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   kernel<<<dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z)),
            Tr::kThreads, static_cast<size_t>(smem), stream>>>(p);
-  IOSIM_CUDA_CHECK_LAUNCH();
-}
-
-// The preprocess (D = rowsum(dO o O), dQaccum = 0) or the dQ conversion.
-template <class Elem>
-void launch_row_kernel(schedule::KernelKind kind, const RowParams& rows, cudaStream_t stream) {
-  const schedule::Dim3 grid = rows.rows.grid();
-  const bool preprocess = kind == schedule::KernelKind::fa2_bwd_preprocess;
-  require_grid_fits(grid.x, grid.y, grid.z, preprocess ? "fa2_bwd_preprocess" : "fa2_bwd_convert_dq");
-  const dim3 g(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
-  if (preprocess)
-    fa2_bwd_preprocess_kernel<Elem><<<g, kRowThreads, 0, stream>>>(rows);
-  else
-    fa2_bwd_convert_dq_kernel<Elem><<<g, kRowThreads, 0, stream>>>(rows);
   IOSIM_CUDA_CHECK_LAUNCH();
 }
 

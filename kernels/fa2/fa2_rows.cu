@@ -1,6 +1,6 @@
 // Explicit instantiations: the FlashAttention-2 backward pass's row kernels
 // (preprocess and dQ conversion), fp16 and bf16.
-#include "kernels/fa2/fa2_backward.cuh"
+#include "kernels/fa2/fa2_rows.cuh"
 #include "kernels/fa2/fa2_launch.h"
 
 namespace iosim::kernels::fa2 {

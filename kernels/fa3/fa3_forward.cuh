@@ -14,8 +14,9 @@
 //   type (registers: the A operand of the next P V).
 // The two consumers take turns issuing their GEMMs (named barriers), so one's
 // softmax runs while the other's GEMMs use the tensor cores (ping-pong).
-// Epilogue: O / l and L = m * scale + log(l) with plain stores, ragged rows
-// masked; a row that saw no key gets O = 0, L = -inf.
+// Epilogue: O / l staged in the consumer's rows of the Q tile and stored in
+// whole 16-byte chunks, L = m * scale + log(l); ragged rows masked; a row that
+// saw no key gets O = 0, L = -inf.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -260,25 +261,57 @@ __device__ __forceinline__ void scores_to_p(const float (&s)[Tr::kSRegs], std::u
     for (int q = 0; q < 4; ++q) pf[kk][q] = dev::pack2<Elem>(s[8 * kk + 2 * q], s[8 * kk + 2 * q + 1]);
 }
 
+// Byte offset of element (row, col) in a [rows][D] tile stored as the TMA
+// writes it: D/64 column halves of rows x 128 bytes, the 16-byte chunk index
+// XOR-ed with row % 8 (the 128-byte swizzle).
+template <class Tr>
+__device__ __forceinline__ std::uint32_t swizzled_offset(int rows, int r, int col) {
+  return static_cast<std::uint32_t>((col / 64) * rows * Tr::kAtomRow + r * Tr::kAtomRow +
+                                    ((((col % 64) / 8) ^ (r % 8)) * 16) + (col % 8) * 2);
+}
+
+// Named barriers 3 and 4: consumer c's 128 threads, between its O fragments
+// landing in shared memory and its row stores.
+__device__ __forceinline__ int o_tile_barrier(int consumer) { return 3 + consumer; }
+
+// O / l goes through the consumer's own 64 rows of the Q tile (free: its last
+// S = Q K^T has completed, and the other consumer reads only its own rows),
+// in Q's swizzle, so a fragment store's 8 rows x 16 bytes hit 32 distinct
+// banks; then each thread stores whole 16-byte chunks of rows. Every 32-byte
+// sector of O crosses to the L2 once, in one request (stored straight from
+// the fragments, each sector went as two 16-byte halves: 1.7x O's bytes on
+// the crossbar). L = m * scale + log(l) is stored by each row's first lane.
 template <class Elem, class Tr>
-__device__ __forceinline__ void epilogue(const ForwardParams& p, const float (&o)[Tr::kORegs],
-                                         const float (&row_max)[2], const float (&row_sum)[2], int row, int lane) {
+__device__ __forceinline__ void epilogue(const ForwardParams& p, std::uint8_t* smem, const float (&o)[Tr::kORegs],
+                                         const float (&row_max)[2], const float (&row_sum)[2], int row, int c, int t) {
+  using Sched = schedule::Fa3ForwardSchedule;
+  constexpr int D = Tr::kHalves * 64, kChunks = D / 8;  // 16-byte chunks per row
+  const int lane = t % 32;
   const auto cta = p.sched.cta(blockIdx.x, blockIdx.y, blockIdx.z);
   const i64 seq_q = p.sched.tiles.seq_q;
-  Elem* gO = static_cast<Elem*>(p.o) + cta.batch * p.o_str.batch + cta.head * p.o_str.head;
+  const int row0 = static_cast<int>(p.sched.tiles.row_begin(cta.m_block));
+  std::uint8_t* sO = smem + Sched::q_offset_for(D, 2);
   float* gL = p.lse + (cta.batch * p.sched.shape.heads + cta.head) * seq_q;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const int r = row + hh * 8;
     const float l = dev::quad_sum(row_sum[hh]);
-    if (r >= seq_q) continue;
     const float inv_l = l > 0.0f ? 1.0f / l : 0.0f;
-    Elem* out = gO + static_cast<i64>(r) * p.o_str.row + (lane & 3) * 2;
+    const int r_cta = r - row0;
 #pragma unroll
-    for (int t = 0; t < Tr::kORegs / 4; ++t)
-      *reinterpret_cast<std::uint32_t*>(out + 8 * t) =
-          dev::pack2<Elem>(o[4 * t + 2 * hh] * inv_l, o[4 * t + 2 * hh + 1] * inv_l);
-    if ((lane & 3) == 0) gL[r] = l > 0.0f ? row_max[hh] * p.scale + logf(l) : -INFINITY;
+    for (int k = 0; k < kChunks; ++k)
+      *reinterpret_cast<std::uint32_t*>(sO + swizzled_offset<Tr>(Tr::kBM, r_cta, 8 * k + (lane & 3) * 2)) =
+          dev::pack2<Elem>(o[4 * k + 2 * hh] * inv_l, o[4 * k + 2 * hh + 1] * inv_l);
+    if ((lane & 3) == 0 && r < seq_q) gL[r] = l > 0.0f ? row_max[hh] * p.scale + logf(l) : -INFINITY;
+  }
+  hopper::named_bar_sync(o_tile_barrier(c), 128);
+  Elem* gO = static_cast<Elem*>(p.o) + cta.batch * p.o_str.batch + cta.head * p.o_str.head;
+#pragma unroll
+  for (int i = t; i < Tr::kRows * kChunks; i += 128) {
+    const int r_cta = c * Tr::kRows + i / kChunks, k = i % kChunks;
+    if (row0 + r_cta >= seq_q) continue;
+    const uint4 chunk = *reinterpret_cast<const uint4*>(sO + swizzled_offset<Tr>(Tr::kBM, r_cta, 8 * k));
+    *reinterpret_cast<uint4*>(gO + static_cast<i64>(row0 + r_cta) * p.o_str.row + 8 * k) = chunk;
   }
 }
 
@@ -378,7 +411,7 @@ __device__ __forceinline__ void consumer(const ForwardParams& p, std::uint8_t* s
     hopper::fence_operands(o);
     release(&bars->v_empty[prev.stage]);
   }
-  epilogue<Elem, Tr>(p, o, row_max, row_sum, row, lane);
+  epilogue<Elem, Tr>(p, smem, o, row_max, row_sum, row, c, t);
 }
 
 }  // namespace fwd_detail

@@ -389,14 +389,17 @@ struct SassRegion {
 // same code at d 128); `once` = the instructions each consumer warp executes
 // once per CTA (setup, first block, last P V, epilogue: the group executed
 // 8 times per CTA) minus one loop step, since the trace gives a CTA one step
-// per key block. Uniform-datapath instructions (the wgmma descriptors: about
-// 7 per wgmma) count as alu, as in the FA2 walks.
+// per key block; counted again for the epilogue that stages O in shared
+// memory (experiments/results/2026-12-02-h200-staged-stores: at d 128 its row
+// stores are a loop of two trips, the group executed 16 times per CTA).
+// Uniform-datapath instructions (the wgmma descriptors: about 7 per wgmma)
+// count as alu, as in the FA2 walks.
 struct Fa3StepSass {
   SassRegion head, qk, pv, hand_over, wait_s, softmax, mask, once;
 };
 Fa3StepSass fa3_step_sass(int d) {
-  if (d == 64) return {{3, 0, 35}, {2, 0, 30}, {0, 0, 66}, {0, 0, 3}, {0, 0, 7}, {208, 66, 365}, {8, 0, 202}, {221, 20, 559}};
-  if (d == 128) return {{3, 0, 37}, {6, 0, 70}, {0, 0, 59}, {0, 0, 3}, {0, 0, 8}, {239, 66, 398}, {8, 0, 202}, {180, 14, 530}};
+  if (d == 64) return {{3, 0, 35}, {2, 0, 30}, {0, 0, 66}, {0, 0, 3}, {0, 0, 7}, {208, 66, 365}, {8, 0, 202}, {290, 23, 803}};
+  if (d == 128) return {{3, 0, 37}, {6, 0, 70}, {0, 0, 59}, {0, 0, 3}, {0, 0, 8}, {239, 66, 398}, {8, 0, 202}, {291, 14, 939}};
   throw std::logic_error("fa3 forward: no SASS counts for head dim " + std::to_string(d));
 }
 
@@ -499,20 +502,32 @@ WarpProgram fa3_forward_step(int d, i64 elem, bool masked) {
   return b.take();
 }
 
-// The consumer's epilogue: l by a quad sum, 1 / l, O / l packed and stored
-// (4 bytes per pair of columns), L = m scale + log l by the row's first lane;
-// filled to the instructions a consumer warp executes once per CTA beyond
-// its key blocks' steps (fa3_step_sass: the kernel's setup is in it too).
+// The consumer's epilogue: l by a quad sum, 1 / l, O / l packed into the
+// consumer's rows of the Q tile (4 bytes per lane and pair of columns, an
+// STS per n8 chunk), L = m scale + log l by the row's first lane; then, after
+// the warpgroup's named barrier, 16-byte chunks of whole rows: an LDS.128 and
+// an STG.128 per 128 threads x 16 bytes. The named barrier joins the
+// warpgroup's 4 warps only (the engine's barrier would join the CTA's 8
+// consumer warps, which the ping-pong keeps apart): the 4 warps leave the
+// same wgmma wait together, so the program counts it as one instruction that
+// waits for nothing. Filled to the instructions a consumer warp executes
+// once per CTA beyond its key blocks' steps (fa3_step_sass: the kernel's
+// setup is in it too).
 WarpProgram fa3_forward_epilogue(int d) {
+  using S = Fa3ForwardSchedule;
   const int ot = d / 8;
   ProgramBuilder b("fa3_fwd epilogue");
+  V staged = kNone;
   for (int hh = 0; hh < 2; ++hh) {
     const V l = emit_quad_reduce(b, b.fma(), Pipe::fma);
     const V inv = emit_fdiv(b, b.fma(), l);
-    for (int t = 0; t < ot; ++t) b.stg_fragment(b.alu(b.fma(inv), b.fma(inv)), b.alu());
+    for (int t = 0; t < ot; ++t) staged = b.sts(128, b.alu(b.fma(inv), b.fma(inv)), b.alu());
     const V lg = b.mufu(l);
     b.stg_fragment(b.fma(lg), b.alu());  // the row's first lane: 8 rows of 4 bytes
   }
+  const V joined = b.alu(staged);  // bar.sync of the warpgroup
+  const i64 chunks = S::kRowsPerConsumer * d / 8 / 128;  // 16-byte chunks per thread
+  for (i64 k = 0; k < chunks; ++k) b.stg(b.lds(512, b.alu(joined)), b.alu());
   fill_region(b, 0, fa3_step_sass(d).once, "once per CTA");
   return b.take();
 }
@@ -828,19 +843,20 @@ WarpProgram fa2_backward_epilogue(int d, int bm, int bn, i64 elem) {
   return b.take();
 }
 
-// FA2's row kernels (fa2_bwd_preprocess_kernel, fa2_bwd_convert_dq_kernel):
-// 128 threads, a row as d/8 16-byte chunks on adjacent lanes; a thread takes
-// chunk tid, tid + 128, ... of the CTA's rows (`iters` of them).
+// FA2's row kernels (kernels/fa2/fa2_rows.cuh: fa2_bwd_preprocess_kernel,
+// fa2_bwd_convert_dq_kernel), 128 threads per CTA. The preprocess takes a row
+// as d/8 16-byte chunks on adjacent lanes, a thread chunk tid, tid + 128, ...
+// of the CTA's rows (`iters` of them); convert_dq takes float4s the same way.
 //
 // What a warp executes is counted off the sm_90 SASS of the fp16 builds
-// (experiments/results/2026-11-28-fa2-row-kernels-sass: fa2_rows.sass, the
-// regions by experiments/probes/row_sass.py, pipes as Nsight Compute counts
-// them): the dynamic totals reproduce Nsight Compute's inst_executed per warp
-// of every grid row (convert_dq 283 / 490 / 904 at 4 / 8 / 16 iterations,
-// preprocess 536 / 975 / 1015 / 1934). The hand count before was 0.33-0.39
-// of it: each iteration divides its chunk index by d/8 (a runtime value) in
-// about 25 integer instructions, and the 64-bit addresses take 10 more.
-// bf16 builds are taken to execute what fp16's do.
+// (preprocess: experiments/results/2026-11-28-fa2-row-kernels-sass:
+// fa2_rows.sass, the regions by experiments/probes/row_sass.py, pipes as
+// Nsight Compute counts them; its dynamic totals reproduce Nsight Compute's
+// inst_executed per warp of every grid row, 536 / 975 / 1015 / 1934; the
+// hand count before was 0.33-0.39 of it: each iteration divides its chunk
+// index by d/8, a runtime value, in about 25 integer instructions, and the
+// 64-bit addresses take 10 more). bf16 builds are taken to execute what
+// fp16's do.
 struct RowSass {
   int fma, alu, mufu, uniform;
 };
@@ -851,31 +867,29 @@ void emit_row_sass(ProgramBuilder& b, const RowSass& r) {
   b.repeat(Pipe::uniform, r.uniform);
 }
 
-// dQ = scale dQaccum. The compiler unrolls the chunk loop by 4 (a separate
-// one-at-a-time loop takes iters % 4, used here only when iters < 4: every
-// compiled tile gives 1, 2 or a multiple of 4 iterations). Per unrolled trip:
-// 8 LDG.128, 4 STG.128 and 110 fma, 80 alu, 3 mufu, 2 uniform; per single
-// trip: 2 LDG, 1 STG, 27 fma, 22 alu, 2 uniform; once: 57 (prologue), 15
-// (the unrolled loop's set-up; 12 for the single loop's) and 4 (the loops'
-// ends and exit; 2 without the unrolled loop).
+// dQ = scale dQaccum: a thread takes float4 tid, tid + 128, ... of the CTA's
+// contiguous dQaccum rows (`iters` = block_rows d / 4 / 128 of them, a
+// multiple of 4 at every compiled tile) and stores each as 8 bytes of dQ. The
+// compiler unrolls the loop by 4 and issues a trip's four LDG.128 first, then
+// its multiplies, packs and four STG.64. Counted off the SASS and Nsight
+// Compute's per-instruction executed counts at four grid shapes (d 64 and
+// 128, B_r 64 and 128; experiments/results/2026-12-02-h200-staged-stores):
+// per trip 4 LDG, 4 STG, 48 fma, 36 alu, 1 uniform; once 5 fma, 7 alu, 63
+// uniform (the prologue, the loop's set-up and exit). A ragged last row block
+// ends in a one-at-a-time loop (28 per float4); the program is a full block's.
 WarpProgram fa2_convert_dq_program(i64 iters) {
   ProgramBuilder b("fa2_bwd_convert_dq");
-  emit_row_sass(b, {1, 5, 0, 51});  // prologue: indices, offsets, the first loop's trip count
-  const bool unrolled = iters >= 4;
-  emit_row_sass(b, unrolled ? RowSass{5, 1, 3, 6} : RowSass{5, 3, 3, 1});  // the loop's set-up
-  const i64 trips = unrolled ? iters / 4 : iters, per_trip = unrolled ? 4 : 1;
-  for (i64 t = 0; t < trips; ++t) {
-    // The chunks' rows and columns (an integer division by d/8) and
-    // addresses: the trip's count less what its chunks below emit (7 alu, 8 fma each).
-    emit_row_sass(b, unrolled ? RowSass{110 - 8 * 4, 80 - 7 * 4, 3, 2} : RowSass{27 - 8, 22 - 7, 0, 2});
-    for (i64 k = 0; k < per_trip; ++k) {  // two float4 loads, 8 multiplies, 4 packs, one store
-      const V lo = b.ldg(512, b.alu(b.alu())), hi = b.ldg(512, b.alu());
-      V last = kNone;
-      for (int e = 0; e < 4; ++e) last = b.alu(b.fma(e < 2 ? lo : hi), b.fma(e < 2 ? lo : hi));
-      b.stg(last, kNone);
+  emit_row_sass(b, {5, 7, 0, 63});
+  for (i64 trip = 0; trip < ceil_div(iters, 4); ++trip) {
+    V loaded[4];
+    for (V& v : loaded) v = b.ldg(512, b.alu());  // 32 lanes x 16 bytes, its address
+    // The trip's count less what its float4s below emit (1 alu, 6 fma each).
+    emit_row_sass(b, {48 - 6 * 4, 36 - 4, 0, 1});
+    for (const V v : loaded) {  // 4 multiplies, 2 packs, one 8-byte store per lane
+      const V lo = b.fma(b.fma(v), b.fma(v)), hi = b.fma(b.fma(v), b.fma(v));
+      b.stg(lo, hi);  // waits for both packed halves
     }
   }
-  emit_row_sass(b, {0, 0, 0, unrolled ? 4 : 2});  // the loops' ends, exit
   return b.take();
 }
 
@@ -923,21 +937,25 @@ WarpProgram fa2_preprocess_program(i64 iters, i64 d, i64 zero_stores) {
 
 WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs) {
   const i64 d = rs.head_dim, threads = RowBlockSchedule::kThreads;
-  const i64 iters = ceil_div(rs.block_rows * (d / 8), threads);
   if (kind == KernelKind::fa2_bwd_preprocess)
-    return fa2_preprocess_program(iters, d, ceil_div(rs.block_rows * d / 4, threads));
-  return fa2_convert_dq_program(iters);
+    return fa2_preprocess_program(ceil_div(rs.block_rows * (d / 8), threads), d,
+                                  ceil_div(rs.block_rows * d / 4, threads));
+  return fa2_convert_dq_program(ceil_div(rs.block_rows * d / 4, threads));
 }
 
-// Load rounds of a row kernel's step: a round per chunk iteration. The
-// preprocess loop waits for each iteration's two loads (its shuffles need
-// them). The unrolled dQ loop issues a trip's first chunk's loads, then,
-// after that chunk's store, the other three chunks' six: batches of 1 and 3
-// chunks, which the engine's even rounds cannot split so; a round per chunk
-// keeps each store right behind its loads (with two even rounds per trip the
-// model's dQ write-backs fell further below the GPU's: DRAM writes 0.198 ->
-// 0.208 mean error on the H200's held-out rows).
-int fa2_row_load_rounds(i64 iters) { return static_cast<int>(std::max<i64>(1, iters)); }
+// Load rounds of a row kernel's step. The preprocess loop waits for each
+// iteration's two loads (its shuffles need them): a round per chunk
+// iteration. The unrolled dQ loop issues a trip's four loads together, then
+// their stores: a round per trip of 4 float4s. (A round per float4 brings
+// the model's convert_dq times nearer the GPU's, 0.71-0.97 -> 0.71-0.99 of
+// measured on the H200's grid, but its DRAM writes further, held-out DRAM
+// error 1.88% -> 1.99%: and it is not what the kernel does.)
+int fa2_row_load_rounds(KernelKind kind, const RowBlockSchedule& rs) {
+  const i64 threads = RowBlockSchedule::kThreads;
+  const i64 rounds = kind == KernelKind::fa2_bwd_convert_dq ? ceil_div(rs.block_rows * rs.head_dim / 4, 4 * threads)
+                                                            : ceil_div(rs.block_rows * (rs.head_dim / 8), threads);
+  return static_cast<int>(std::max<i64>(1, rounds));
+}
 
 // ---------------------------------------------------------------------------
 // Standard attention's GEMM (kernels/standard/standard_gemm.cu, gemm_kernel):
@@ -2009,8 +2027,7 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::fa2_bwd_convert_dq:
       {
         const auto& rs = k.as<RowBlockSchedule>();
-        const i64 iters = ceil_div(rs.block_rows * (rs.head_dim / 8), RowBlockSchedule::kThreads);
-        put(out, kMainStep, fa2_row_kernel(k.kind, rs), fa2_row_load_rounds(iters));
+        put(out, kMainStep, fa2_row_kernel(k.kind, rs), fa2_row_load_rounds(k.kind, rs));
         // convert_dq writes each iteration's dQ right after its loads;
         // preprocess zeroes dQaccum after its loop (its D stores are 1/64 of its bytes).
         out.stores_per_round = k.kind == KernelKind::fa2_bwd_convert_dq;
