@@ -236,12 +236,14 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=(), stale_co
         g, l2rd, dram = k["global"], k["l2"]["by_kind"]["read"], k["dram"]
         # The crossbar carries whole 32-byte sectors: the L2's sectors of each kind, which hold the
         # trace's requests (a ragged row's last sector whole) and the warps' spills (the stores, and
-        # the loads the L1 missed).
+        # the loads the L1 missed); and its read counter the TMA boxes' zero fill past the tensors'
+        # ends (FA3), which no memory holds.
         by_kind = k["l2"]["by_kind"]
+        fill = k.get("requests", {}).get("zero_fill_read_bytes", 0)
         row.update({
             "kernel": k["name"], "kernel_index": i, "status": status,
             "sim_global_bytes": g["read_bytes"] + g["write_bytes"],
-            "sim_read_bytes": by_kind["read"]["sector_bytes"],
+            "sim_read_bytes": by_kind["read"]["sector_bytes"] + fill,
             "sim_write_bytes": by_kind["write"]["sector_bytes"] + by_kind["reduce"]["sector_bytes"],
             "sim_dram_read_bytes": dram["read_bytes"], "sim_dram_write_bytes": dram["write_bytes"],
             "sim_lookups": l2rd["lookups"], "sim_lookup_hits": l2rd["lookup_hits"],

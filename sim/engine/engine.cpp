@@ -642,6 +642,7 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     r.grid = k->grid();
     r.cta = k->resources();
     r.stages = k->pipeline_stages();
+    r.zero_fill_read_bytes = k->zero_fill_read_bytes();
     r.occupancy = compute_occupancy(p, r.cta, r.grid.count(), r.name);
     const SmRates& kernel_rates = rates;
     if (options.cold_l2_per_kernel) r.flushed_dirty_bytes = mem.l2().flush() * sector;

@@ -117,6 +117,7 @@ struct KernelResult {
   i64 dram_write_bytes = 0;   // dirty evictions during the kernel (what ncu counts)
   i64 dirty_left_bytes = 0;   // dirty in L2 when the kernel ends: not this kernel's DRAM writes
   i64 flushed_dirty_bytes = 0;  // cold start: dirty bytes dropped before the kernel
+  i64 zero_fill_read_bytes = 0;  // TMA boxes past the tensors' ends: crossbar reads only (trace::KernelTrace)
   trace::ComputeWork compute;   // summed over CTAs
   i64 steps = 0;
   // Warp instructions by SM pipe the SM model ran (summed over warps and

@@ -28,6 +28,8 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
   j.field("read_bytes", k.request_read_bytes()).field("write_bytes", k.request_write_bytes());
   j.field("reduce_bytes", k.request_reduce_bytes());
   j.field("total_bytes", k.request_read_bytes() + k.request_write_bytes());
+  // On the crossbar's read counter beside the L2's read sectors; in no memory.
+  j.field("zero_fill_read_bytes", k.zero_fill_read_bytes);
   j.field("tiles", all.requests).field("steps", k.steps);
   j.end_object();
 

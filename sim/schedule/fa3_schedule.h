@@ -88,6 +88,24 @@ struct Fa3ForwardSchedule {
   // (n / stages)-th time.
   IOSIM_HD static constexpr i64 stage_of(i64 n, i64 stages) { return n % stages; }
   IOSIM_HD static constexpr i64 phase_of(i64 n, i64 stages) { return (n / stages) & 1; }
+
+  // Bytes of the TMA boxes past the tensors' last rows (zero-filled): a CTA's
+  // Q box is B_r rows and each K, V box B_c rows whatever the rows left. The
+  // SM<->L2 crossbar counter carries them as read bytes (the H200's FA3 rows
+  // at N = 1000: 1.0240 of the trace's reads, B_r x 8 / 1000 exactly,
+  // experiments/results/2026-12-02-h200-staged-stores); memory holds none, so
+  // the trace does not load them. A CTA with no key block loads nothing.
+  i64 tma_zero_fill_bytes() const {
+    const i64 row = head_dim * bytes.data, last = tiles.n_blocks() - 1;
+    i64 per_head = 0;
+    for (i64 i = 0; i < tiles.m_blocks(); ++i) {
+      const auto keys = key_blocks(Cta{i, 0, 0});
+      if (keys.first >= keys.end) continue;
+      per_head += (kBlockM - tiles.rows_in(i)) * row;
+      if (keys.end - 1 == last) per_head += 2 * (kBlockN - tiles.cols_in(last)) * row;  // no block masks: all of [first, end)
+    }
+    return per_head * shape.heads * shape.batch;
+  }
 };
 
 }  // namespace iosim::schedule

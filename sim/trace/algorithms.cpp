@@ -461,6 +461,9 @@ class PlannedKernel final : public KernelTrace {
   std::string name() const override { return k_.name; }
   Dim3 grid() const override { return k_.grid; }
   CtaResources resources() const override { return {k_.cta.threads, k_.cta.smem_bytes, k_.cta.regs_per_thread}; }
+  i64 zero_fill_read_bytes() const override {
+    return k_.kind == KernelKind::fa3_fwd ? k_.as<schedule::Fa3ForwardSchedule>().tma_zero_fill_bytes() : 0;
+  }
   // Grid dimensions that only pick a head or a batch entry.
   std::array<bool, 3> replica_dims() const override {
     switch (k_.kind) {

@@ -65,6 +65,8 @@ class RangeKernel {
   virtual std::unique_ptr<StepCursor> open_cta(i64 x, i64 y, i64 z) const = 0;
   // The kernel's warp programs (sim/schedule/warp_programs.h); null when unknown.
   virtual std::shared_ptr<const schedule::KernelPrograms> programs() const { return nullptr; }
+  // KernelTrace::zero_fill_read_bytes (0 for a trace file's kernels).
+  virtual i64 zero_fill_read_bytes() const { return 0; }
 };
 
 // The kernels of a run, one at a time in launch order (so a file is streamed).

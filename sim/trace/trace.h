@@ -133,6 +133,10 @@ class KernelTrace {
   // index along such a dimension has the same trace up to addresses, so byte
   // counting walks index 0 and multiplies by the extent.
   virtual std::array<bool, 3> replica_dims() const { return {false, true, true}; }
+  // Bytes the kernel's TMA boxes carry past its tensors' ends (zero-filled):
+  // on the SM<->L2 crossbar's read counter, in no memory (the trace's loads
+  // stop at the tensors' ends).
+  virtual i64 zero_fill_read_bytes() const { return 0; }
 };
 
 using KernelList = std::vector<std::unique_ptr<KernelTrace>>;

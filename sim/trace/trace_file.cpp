@@ -58,6 +58,7 @@ class TileKernel final : public RangeKernel {
     return std::make_unique<TileCursor>(k_.cta_steps(x, y, z), t_);
   }
   std::shared_ptr<const schedule::KernelPrograms> programs() const override { return k_.programs(); }
+  i64 zero_fill_read_bytes() const override { return k_.zero_fill_read_bytes(); }
 
  private:
   const KernelTrace& k_;

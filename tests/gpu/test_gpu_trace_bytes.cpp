@@ -8,8 +8,9 @@
 // ... --json --cold-l2` gives each kernel's trace bytes as the crossbar carries
 // them: the L2's whole 32-byte sectors of each kind (l2.by_kind.read, and
 // write + reduce), which hold the trace's requests (a ragged row's last sector
-// whole) and the warps' spills, build_csv.py's sim_read_bytes /
-// sim_write_bytes. The kernels are paired in launch order with their names
+// whole) and the warps' spills, plus the TMA boxes' zero fill past the
+// tensors' ends, which the read counter carries (requests.zero_fill_read_bytes:
+// FA3), build_csv.py's sim_read_bytes / sim_write_bytes. The kernels are paired in launch order with their names
 // checked, as build_csv.py pairs them.
 //
 // Skipping: without a CUDA device, without `ncu` on PATH, or where ncu may not
@@ -280,7 +281,8 @@ std::vector<Kernel> trace_kernels(const std::string& json) {
   boost::property_tree::read_json(in, tree);
   std::vector<Kernel> kernels;
   for (const auto& [key, k] : tree.get_child("kernels"))
-    kernels.push_back({k.get<std::string>("name"), k.get<double>("l2.by_kind.read.sector_bytes"),
+    kernels.push_back({k.get<std::string>("name"),
+                       k.get<double>("l2.by_kind.read.sector_bytes") + k.get<double>("requests.zero_fill_read_bytes", 0.0),
                        k.get<double>("l2.by_kind.write.sector_bytes") +
                            k.get<double>("l2.by_kind.reduce.sector_bytes")});
   return kernels;
@@ -397,7 +399,8 @@ BOOST_AUTO_TEST_CASE(ncu_csv_and_simulate_json_are_parsed_in_launch_order) {
   BOOST_TEST(m[1].name == "softmax_forward_kernel");
   BOOST_TEST(m[1].write_bytes == 8000000.0);
   const std::vector<Kernel> t = trace_kernels(
-      R"({"kernels": [{"name": "std_fwd_qk", "l2": {"by_kind": {"read": {"sector_bytes": 8192000},
+      R"({"kernels": [{"name": "std_fwd_qk", "requests": {"zero_fill_read_bytes": 1000},
+                       "l2": {"by_kind": {"read": {"sector_bytes": 8191000},
                           "write": {"sector_bytes": 7000000}, "reduce": {"sector_bytes": 1000000}}}},
                       {"name": "std_fwd_softmax", "l2": {"by_kind": {"read": {"sector_bytes": 8000000},
                           "write": {"sector_bytes": 8000000}, "reduce": {"sector_bytes": 0}}}}]})");
@@ -457,8 +460,8 @@ BOOST_AUTO_TEST_CASE(fa2_backward_d128_causal) {
 
 // FA3's forward (sm_90a): TMA loads of Q, K, V and O stored from shared
 // memory in whole rows (stored from the wgmma fragments, O crossed the
-// crossbar as 1.6-1.8x its bytes). N a multiple of the 128-row box: at ragged
-// N the TMA boxes' out-of-range rows are counted too.
+// crossbar as 1.6-1.8x its bytes). At ragged N the crossbar also carries the
+// TMA boxes' zero-filled rows past the tensors' ends (the last case).
 BOOST_AUTO_TEST_CASE(fa3_forward_d128, *iosim::gputest::requires_hopper_for_wgmma()) {
   expect_trace_bytes({"fa3-fwd-d128-n2048-bh8", "fa3_forward", 1,
                       "--algo fa3 --pass fwd --batch 2 --heads 4 --seq 2048 --head-dim 128"});
@@ -467,6 +470,11 @@ BOOST_AUTO_TEST_CASE(fa3_forward_d128, *iosim::gputest::requires_hopper_for_wgmm
 BOOST_AUTO_TEST_CASE(fa3_forward_d64_causal_gqa, *iosim::gputest::requires_hopper_for_wgmma()) {
   expect_trace_bytes({"fa3-fwd-d64-n2048-bh8-c-kv2", "fa3_forward", 1,
                       "--algo fa3 --pass fwd --batch 2 --heads 4 --kv-heads 2 --seq 2048 --head-dim 64 --causal"});
+}
+
+BOOST_AUTO_TEST_CASE(fa3_forward_d128_ragged_causal, *iosim::gputest::requires_hopper_for_wgmma()) {
+  expect_trace_bytes({"fa3-fwd-d128-n1000x1500-bh8-c", "fa3_forward", 1,
+                      "--algo fa3 --pass fwd --batch 2 --heads 4 --seq-q 1000 --seq-k 1500 --head-dim 128 --causal"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

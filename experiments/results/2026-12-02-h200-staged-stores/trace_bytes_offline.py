@@ -3,7 +3,8 @@
 lines of test_gpu_trace_bytes.log, the device call of 2026-12-02), against the quantity the test now
 uses: `iosim simulate ... --json --cold-l2`'s L2 sector bytes (read; write + reduce), which hold the
 trace's requests in whole sectors and the warps' spills (build_csv.py's sim_read_bytes /
-sim_write_bytes). The log's own ratios are against the trace's request bytes (the test before).
+sim_write_bytes), plus the TMA boxes' zero fill on the read side (requests.zero_fill_read_bytes). The log's
+own ratios are against the trace's request bytes (the test before).
     trace_bytes_offline.py [IOSIM]"""
 import json, os, re, subprocess, sys
 
@@ -26,7 +27,7 @@ for name, rows in meas.items():
                                   check=True, capture_output=True, text=True).stdout)
     for (kname, rd, wr), k in zip(rows, j["kernels"]):
         bk = k["l2"]["by_kind"]
-        r = rd / bk["read"]["sector_bytes"]
+        r = rd / (bk["read"]["sector_bytes"] + k["requests"].get("zero_fill_read_bytes", 0))
         w = wr / (bk["write"]["sector_bytes"] + bk["reduce"]["sector_bytes"])
         worst = max(worst, abs(r - 1), abs(w - 1))
         print(f"| {name} | {kname} | {r:.5f} | {w:.5f} |")
