@@ -42,21 +42,31 @@ inline boost::unit_test::decorator::precondition requires_gpu() {
   return boost::unit_test::precondition(&require_cuda_device);
 }
 
-// The wgmma GEMM (kernels/standard/sm90a) runs on Hopper (sm_90) only: elsewhere
-// its cases print "SKIPPED: the wgmma GEMM needs a Hopper GPU ..." (the
-// executables' SKIP_REGULAR_EXPRESSION in tests/gpu/CMakeLists.txt).
-inline boost::test_tools::assertion_result require_hopper_for_wgmma(boost::unit_test::test_unit_id id) {
+// The wgmma GEMM (kernels/standard/sm90a) and FA3 (kernels/fa3) run on Hopper
+// (sm_90) only: elsewhere their cases print "SKIPPED: the wgmma GEMM needs a
+// Hopper GPU ..." or "SKIPPED: fa3 needs a Hopper GPU ..." (the executables'
+// SKIP_REGULAR_EXPRESSION in tests/gpu/CMakeLists.txt).
+inline boost::test_tools::assertion_result require_hopper(boost::unit_test::test_unit_id id, const char* what) {
   const boost::test_tools::assertion_result has_device = require_cuda_device(id);
   if (!has_device) return has_device;
   const int cc = kernels::launch_limits().compute_capability;
   if (cc == 90) return true;
-  std::cout << "SKIPPED: the wgmma GEMM needs a Hopper GPU (sm_90), this one is sm_" << cc << std::endl;
+  std::cout << "SKIPPED: " << what << " needs a Hopper GPU (sm_90), this one is sm_" << cc << std::endl;
   boost::test_tools::assertion_result r(false);
   r.message() << "SKIPPED: not a Hopper GPU";
   return r;
 }
+inline boost::test_tools::assertion_result require_hopper_for_wgmma(boost::unit_test::test_unit_id id) {
+  return require_hopper(id, "the wgmma GEMM");
+}
+inline boost::test_tools::assertion_result require_hopper_for_fa3(boost::unit_test::test_unit_id id) {
+  return require_hopper(id, "fa3");
+}
 inline boost::unit_test::decorator::precondition requires_hopper_for_wgmma() {
   return boost::unit_test::precondition(&require_hopper_for_wgmma);
+}
+inline boost::unit_test::decorator::precondition requires_hopper_for_fa3() {
+  return boost::unit_test::precondition(&require_hopper_for_fa3);
 }
 
 inline workload::Problem problem(i64 batch, i64 heads, i64 kv_heads, i64 seq_q, i64 seq_k, i64 head_dim,

@@ -35,17 +35,7 @@ namespace {
 const DType kDtypes[] = {DType::fp16, DType::bf16};
 const i64 kHeadDims[] = {64, 128};
 
-boost::test_tools::assertion_result require_hopper(boost::unit_test::test_unit_id id) {
-  const boost::test_tools::assertion_result has_device = iosim::gputest::require_cuda_device(id);
-  if (!has_device) return has_device;
-  const int cc = iosim::kernels::launch_limits().compute_capability;
-  if (cc == 90) return true;
-  std::cout << "SKIPPED: fa3 needs a Hopper GPU (sm_90), this one is sm_" << cc << std::endl;
-  boost::test_tools::assertion_result r(false);
-  r.message() << "SKIPPED: not a Hopper GPU";
-  return r;
-}
-boost::unit_test::decorator::precondition requires_hopper() { return boost::unit_test::precondition(&require_hopper); }
+boost::unit_test::decorator::precondition requires_hopper() { return iosim::gputest::requires_hopper_for_fa3(); }
 
 RunSpec fa3(const iosim::workload::Problem& p, std::uint64_t seed) {
   RunSpec s;

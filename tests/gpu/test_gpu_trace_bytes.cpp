@@ -462,17 +462,17 @@ BOOST_AUTO_TEST_CASE(fa2_backward_d128_causal) {
 // memory in whole rows (stored from the wgmma fragments, O crossed the
 // crossbar as 1.6-1.8x its bytes). At ragged N the crossbar also carries the
 // TMA boxes' zero-filled rows past the tensors' ends (the last case).
-BOOST_AUTO_TEST_CASE(fa3_forward_d128, *iosim::gputest::requires_hopper_for_wgmma()) {
+BOOST_AUTO_TEST_CASE(fa3_forward_d128, *iosim::gputest::requires_hopper_for_fa3()) {
   expect_trace_bytes({"fa3-fwd-d128-n2048-bh8", "fa3_forward", 1,
                       "--algo fa3 --pass fwd --batch 2 --heads 4 --seq 2048 --head-dim 128"});
 }
 
-BOOST_AUTO_TEST_CASE(fa3_forward_d64_causal_gqa, *iosim::gputest::requires_hopper_for_wgmma()) {
+BOOST_AUTO_TEST_CASE(fa3_forward_d64_causal_gqa, *iosim::gputest::requires_hopper_for_fa3()) {
   expect_trace_bytes({"fa3-fwd-d64-n2048-bh8-c-kv2", "fa3_forward", 1,
                       "--algo fa3 --pass fwd --batch 2 --heads 4 --kv-heads 2 --seq 2048 --head-dim 64 --causal"});
 }
 
-BOOST_AUTO_TEST_CASE(fa3_forward_d128_ragged_causal, *iosim::gputest::requires_hopper_for_wgmma()) {
+BOOST_AUTO_TEST_CASE(fa3_forward_d128_ragged_causal, *iosim::gputest::requires_hopper_for_fa3()) {
   expect_trace_bytes({"fa3-fwd-d128-n1000x1500-bh8-c", "fa3_forward", 1,
                       "--algo fa3 --pass fwd --batch 2 --heads 4 --seq-q 1000 --seq-k 1500 --head-dim 128 --causal"});
 }
