@@ -10,6 +10,11 @@
 #   IOSIM_KERNEL_MENU=full|ci  IOSIM_CUDA_ARCHS="90"  JOBS=2  scripts/gpu_build.sh
 # IOSIM_GPU_BUILD_DIR (default build-gpu) and IOSIM_GPU_CARRY_DIR (default
 # build-gpu-carry) let several engineers build side by side; carry the latter.
+# IOSIM_GPU_PACK="iosim-kernels iosim test_gpu_fa3 ..." packs only those
+# executables (and nothing else): every test executable holds the whole kernel
+# menu, so the full pack (about 52 MB) no longer fits a device call beside the
+# tree (tracked files, about 37 MB, against the call's 64 MiB); the script
+# warns when the two together pass it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 menu=${IOSIM_KERNEL_MENU:-full}
@@ -31,5 +36,17 @@ cp "$build"/kernels/CMakeFiles/iosim_kernels.dir/fa2/fa2_{fwd,bwd}_fp16_d{64,128
 # The compiler's register/spill report per kernel (from -Xptxas -v; scripts/ptxas_log.sh
 # keeps it out of the build output, one log per object file).
 cat "$build"/kernels/ptxas/*.log | grep -E "Compiling entry|registers|spill" > "$stage/ptxas-report.txt" || true
+if [ -n "${IOSIM_GPU_PACK:-}" ]; then
+  picked="$build"/stage-picked
+  rm -rf "$picked" && mkdir -p "$picked"
+  for f in $IOSIM_GPU_PACK; do cp "$stage/$f" "$picked/" || { echo "gpu_build: no $f in $stage" >&2; exit 2; }; done
+  stage=$picked
+fi
 tar cf - -C "$stage" . | xz -9 -T"${JOBS:-2}" > "$carry"/bins.tar.xz
 du -sh "$carry"/bins.tar.xz
+pack=$(stat -c %s "$carry"/bins.tar.xz)
+tree=$(git ls-files -z | du --files0-from=- -cb | tail -1 | cut -f1)
+if [ $((pack + tree)) -gt $((64 * 1024 * 1024)) ]; then
+  echo "gpu_build: warning: the pack ($((pack / 1000000)) MB) and the tracked tree ($((tree / 1000000)) MB) pass a" \
+       "device call's 64 MiB; pack fewer executables (IOSIM_GPU_PACK=\"iosim-kernels iosim test_gpu_...\")" >&2
+fi
