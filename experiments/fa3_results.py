@@ -45,3 +45,9 @@ def targets_table(folder: Path):
                    f"| {fa3 / fa2:.2f}x | {fa3 / cud:.2f}x | {target} |")
     out += ["", f"d = 128 rows meeting both targets: {met} of {total}"]
     return "\n".join(out)
+
+
+if __name__ == "__main__":
+    # python3 experiments/fa3_results.py FOLDER: the folder's targets table.
+    import sys
+    print(targets_table(Path(sys.argv[1])))
