@@ -946,10 +946,10 @@ WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs) {
 // Load rounds of a row kernel's step. The preprocess loop waits for each
 // iteration's two loads (its shuffles need them): a round per chunk
 // iteration. The unrolled dQ loop issues a trip's four loads together, then
-// their stores: a round per trip of 4 float4s. (A round per float4 brings
-// the model's convert_dq times nearer the GPU's, 0.71-0.97 -> 0.71-0.99 of
-// measured on the H200's grid, but its DRAM writes further, held-out DRAM
-// error 1.88% -> 1.99%: and it is not what the kernel does.)
+// their stores: a round per trip of 4 float4s. (A round per float4 brought
+// the model's convert_dq times nearer the GPU's on the H200's grid but its
+// DRAM writes further, held-out DRAM error 1.88% -> 1.99% on 2026-12-02; and
+// it is not what the kernel does.)
 int fa2_row_load_rounds(KernelKind kind, const RowBlockSchedule& rs) {
   const i64 threads = RowBlockSchedule::kThreads;
   const i64 rounds = kind == KernelKind::fa2_bwd_convert_dq ? ceil_div(rs.block_rows * rs.head_dim / 4, 4 * threads)
