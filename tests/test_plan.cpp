@@ -649,6 +649,19 @@ BOOST_AUTO_TEST_CASE(fa2_row_kernel_programs_count_what_the_sass_executes) {
       BOOST_TEST(progs.rounds_of(schedule::kMainStep) == (convert ? float4s / 4 : chunks), tile);
     }
   }
+  // A tile outside the menus, 6 float4s per thread (d 64, B_r 48): the SASS's
+  // one-at-a-time loop takes the 2 left over (28 each, a round each), then one
+  // unrolled trip.
+  PlanTiling t;
+  t.block_m = 48;
+  t.block_n = 64;
+  const auto plan = make_plan(problem(1024, 1024, 64, false), Algorithm::fa2, Pass::bwd, t);
+  const auto& k = *std::find_if(plan.kernels.begin(), plan.kernels.end(),
+                                [](const auto& x) { return x.kind == schedule::KernelKind::fa2_bwd_convert_dq; });
+  const auto progs = schedule::warp_programs(k, 2);
+  BOOST_TEST(static_cast<i64>(progs.programs.at(schedule::kMainStep).code.size()) == 75 + 2 * 28 + 93);
+  BOOST_TEST(progs.programs.at(schedule::kMainStep).count(schedule::Pipe::global) == 2 * 6);
+  BOOST_TEST(progs.rounds_of(schedule::kMainStep) == 3);
 }
 
 // The standard GEMM's step where every output tile is cut in n (O = P V with

@@ -875,21 +875,26 @@ void emit_row_sass(ProgramBuilder& b, const RowSass& r) {
 // Compute's per-instruction executed counts at four grid shapes (d 64 and
 // 128, B_r 64 and 128; experiments/results/2026-12-02-h200-staged-stores):
 // per trip 4 LDG, 4 STG, 48 fma, 36 alu, 1 uniform; once 5 fma, 7 alu, 63
-// uniform (the prologue, the loop's set-up and exit). A ragged last row block
-// ends in a one-at-a-time loop (28 per float4); the program is a full block's.
+// uniform (the prologue, the loop's set-up and exit). The iters % 4 float4s
+// left over (a tile outside the menus) run first, one at a time, in a loop of
+// 28 per trip (1 LDG, 1 STG, 15 fma, 10 alu, 1 uniform; the SASS's, never
+// executed at the four shapes). A ragged last row block runs fewer; the
+// program is a full block's.
 WarpProgram fa2_convert_dq_program(i64 iters) {
   ProgramBuilder b("fa2_bwd_convert_dq");
   emit_row_sass(b, {5, 7, 0, 63});
-  for (i64 trip = 0; trip < ceil_div(iters, 4); ++trip) {
-    V loaded[4];
-    for (V& v : loaded) v = b.ldg(512, b.alu());  // 32 lanes x 16 bytes, its address
+  auto trip = [&](int float4s, const RowSass& whole) {
+    std::vector<V> loaded;
+    for (int k = 0; k < float4s; ++k) loaded.push_back(b.ldg(512, b.alu()));  // 32 lanes x 16 bytes, its address
     // The trip's count less what its float4s below emit (1 alu, 6 fma each).
-    emit_row_sass(b, {48 - 6 * 4, 36 - 4, 0, 1});
+    emit_row_sass(b, {whole.fma - 6 * float4s, whole.alu - float4s, whole.mufu, whole.uniform});
     for (const V v : loaded) {  // 4 multiplies, 2 packs, one 8-byte store per lane
       const V lo = b.fma(b.fma(v), b.fma(v)), hi = b.fma(b.fma(v), b.fma(v));
       b.stg(lo, hi);  // waits for both packed halves
     }
-  }
+  };
+  for (i64 k = 0; k < iters % 4; ++k) trip(1, {15, 10, 0, 1});
+  for (i64 k = 0; k < iters / 4; ++k) trip(4, {48, 36, 0, 1});
   return b.take();
 }
 
@@ -946,13 +951,15 @@ WarpProgram fa2_row_kernel(KernelKind kind, const RowBlockSchedule& rs) {
 // Load rounds of a row kernel's step. The preprocess loop waits for each
 // iteration's two loads (its shuffles need them): a round per chunk
 // iteration. The unrolled dQ loop issues a trip's four loads together, then
-// their stores: a round per trip of 4 float4s. (A round per float4 brought
+// their stores: a round per trip of 4 float4s (and per float4 of the
+// one-at-a-time loop before it). (A round per float4 brought
 // the model's convert_dq times nearer the GPU's on the H200's grid but its
 // DRAM writes further, held-out DRAM error 1.88% -> 1.99% on 2026-12-02; and
 // it is not what the kernel does.)
 int fa2_row_load_rounds(KernelKind kind, const RowBlockSchedule& rs) {
   const i64 threads = RowBlockSchedule::kThreads;
-  const i64 rounds = kind == KernelKind::fa2_bwd_convert_dq ? ceil_div(rs.block_rows * rs.head_dim / 4, 4 * threads)
+  const i64 float4s = ceil_div(rs.block_rows * rs.head_dim / 4, threads);
+  const i64 rounds = kind == KernelKind::fa2_bwd_convert_dq ? float4s / 4 + float4s % 4
                                                             : ceil_div(rs.block_rows * (rs.head_dim / 8), threads);
   return static_cast<int>(std::max<i64>(1, rounds));
 }
