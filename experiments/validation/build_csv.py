@@ -284,7 +284,8 @@ def rows_for(c, gpu, data, dirs, sim_cold, sim_warm, profile, stale=(), stale_co
             why = next((w for rx, w in stale_counters if re.search(rx, f"{c.name} {k['name']}")), None)
             if why:
                 row["stale_counters"] = why
-                for col in STALE_COUNTER_COLUMNS + tuple(x for x in row if x.startswith("meas_inst_")):
+                counts = tuple(x for x in row if x.startswith(("meas_inst_", "meas_thread_")))
+                for col in STALE_COUNTER_COLUMNS + counts:
                     row[col] = ""
         out.append({k2: ("" if v is None else v) for k2, v in row.items()})
     return out
