@@ -463,6 +463,23 @@ BOOST_AUTO_TEST_CASE(fa3_plan_launches_its_kernel_with_the_schedules_resources) 
     }
 }
 
+// fa3's TMA boxes past the tensors' ends (Fa3ForwardSchedule::tma_zero_fill_bytes):
+// N = 1000, d = 128, dense: every one of the 8 CTAs loads the last K and V
+// boxes with 24 rows of fill each, the last CTA its Q box with 24 more, so
+// 8 x 48 + 24 = 408 rows of 256 B per head (what the H200's crossbar counted
+// beside the trace's reads, experiments/results/2026-12-02-h200-staged-stores);
+// none when N is a multiple of the box.
+BOOST_AUTO_TEST_CASE(fa3_zero_fill_is_the_boxes_rows_past_the_tensors) {
+  using S = schedule::Fa3ForwardSchedule;
+  const auto fill = [](i64 n) {
+    const auto plan = make_plan(problem(n, n, 128, false, 4, 4), Algorithm::fa3, Pass::fwd,
+                                PlanTiling{S::kBlockM, S::kBlockN, {}});
+    return plan.kernels.at(0).as<S>().tma_zero_fill_bytes();
+  };
+  BOOST_TEST(fill(1000) == 2 * 4 * 408 * 256);  // batch 2, 4 heads
+  BOOST_TEST(fill(2048) == 0);
+}
+
 // fa3's step program issues the kernel's wgmmas (fa3_forward.cuh issue_qk,
 // issue_pv): per key block d/16 m64n128k16 for S and B_c/16 m64n{d}k16 for
 // P V, each one asynchronous instruction per warp carrying its 16 rows' FLOP

@@ -102,7 +102,8 @@ struct Fa3ForwardSchedule {
       const auto keys = key_blocks(Cta{i, 0, 0});
       if (keys.first >= keys.end) continue;
       per_head += (kBlockM - tiles.rows_in(i)) * row;
-      if (keys.end - 1 == last) per_head += 2 * (kBlockN - tiles.cols_in(last)) * row;  // no block masks: all of [first, end)
+      // No block masks: the CTA visits all of [first, end), the ragged block last if any.
+      if (keys.end - 1 == last) per_head += 2 * (kBlockN - tiles.cols_in(last)) * row;
     }
     return per_head * shape.heads * shape.batch;
   }
