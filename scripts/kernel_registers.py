@@ -86,6 +86,8 @@ def key_of(demangled):
         return ("fa1_bwd", dt, *nums[:3])
     if kernel == "gemm_kernel":
         return ("gemm", dt, *nums[:3])
+    if kernel == "wgmma_gemm_kernel":  # <Elem, A_KC, B_KC>: its one tile, schedule::WgmmaGemmShape
+        return ("gemm_wgmma", dt, 128, 128, 64)
     if kernel == "elementwise_kernel":
         return ("elementwise", dt, nums[0], 0, 0)
     simple = {"fa2_bwd_preprocess_kernel": "fa2_bwd_preprocess", "fa2_bwd_convert_dq_kernel": "fa2_bwd_convert_dq",

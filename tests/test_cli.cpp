@@ -652,6 +652,34 @@ BOOST_AUTO_TEST_CASE(fa3_simulates_its_kernels_tile_with_exact_bytes) {
   BOOST_TEST(contains(run("simulate --help").out, "fa3"));
 }
 
+// --gemm-impl wgmma: standard attention's GEMMs on the Hopper kernel (its one
+// tile 128x128x64 by default), named in the JSON's tiling, with the TMA boxes'
+// zero fill at ragged N reported beside the trace's exact bytes; one clear
+// error for what it does not cover.
+BOOST_AUTO_TEST_CASE(gemm_impl_wgmma_simulates_the_hopper_gemm) {
+  const std::string args = "simulate --profile h200 --algo standard --pass fwd --batch 2 --heads 4 --seq 1000 "
+                           "--head-dim 64 --gemm-impl wgmma";
+  const pt::ptree j = json_of(args);
+  BOOST_TEST(j.get<std::string>("tiling.gemm.impl") == "wgmma");
+  BOOST_TEST(j.get<long>("tiling.gemm.k") == 64);
+  BOOST_TEST(j.get<bool>("formula.equals_trace"));
+  std::vector<long> fill;
+  for (const auto& [_, k] : j.get_child("kernels")) fill.push_back(k.get<long>("requests.zero_fill_read_bytes"));
+  // S = Q K^T, the softmax (no TMA), O = P V (batch 2 x 4 heads)
+  // O = P V: P's cut rows (1000 of them per head) carry 16 bytes more, their fill in whole sectors
+  BOOST_TEST(fill == (std::vector<long>{393216, 0, 973824 + 8 * 1000 * 16}), boost::test_tools::per_element());
+  BOOST_TEST(json_of("simulate --profile h200 --algo standard --pass fwd --seq 1000 --head-dim 64")
+                 .get<std::string>("tiling.gemm.impl") == "mma");
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--algo standard --gemm-impl tma", "--gemm-impl 'tma' is not a GEMM kernel (valid: mma, wgmma)"},
+           {"--algo standard --gemm-impl wgmma --gemm-k 32", "--gemm-impl wgmma has one tile, 128x128x64"},
+           {"--algo fa2 --gemm-impl wgmma", "--gemm-impl wgmma applies to standard attention's GEMMs"}}) {
+    const Result bad = run("simulate --seq 1000 --head-dim 64 " + flags);
+    BOOST_TEST(bad.exit_code != 0, flags);
+    BOOST_TEST(contains(bad.out, says), bad.out);
+  }
+}
+
 // `iosim walk`: per kernel and program, the SM model's cycles of one step,
 // region by region (the FA1 forward program names its regions), the
 // instruction listing of a region on request, and one clear error for a bad

@@ -210,7 +210,7 @@ BOOST_AUTO_TEST_CASE(gemm_impl_is_mma_by_default_and_wgmma_only_for_standard_att
   BOOST_TEST(bad_name.find("--gemm-impl 'tma'") != std::string::npos);
   BOOST_TEST(bad_name.find("valid: mma, wgmma") != std::string::npos);
   BOOST_TEST(error_of([] { harness_parse("check", split("--algo fa2 --head-dim 64 --seq 128 --gemm-impl wgmma")); })
-                 .find("--gemm-impl wgmma applies to --algo standard") != std::string::npos);
+                 .find("--gemm-impl wgmma applies to standard attention's GEMMs") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(dropout_is_standard_eagers_and_a_probability_below_one) {

@@ -551,6 +551,137 @@ BOOST_AUTO_TEST_CASE(fa3_plan_refuses_what_its_kernel_does_not_cover) {
   BOOST_CHECK_THROW(make_plan(fp32, Algorithm::fa3, Pass::fwd, tile), iosim::InputError);
 }
 
+// Standard attention with GemmImpl::wgmma: its GEMMs are the Hopper kernel
+// (kernels/standard/sm90a) with the shape it launches, the same schedule and
+// grid as mma.sync's; the softmax is unchanged; N_k rows that TMA cannot read
+// (not a multiple of 8 two-byte elements) fall back to mma.sync, as the
+// kernel's launch would.
+BOOST_AUTO_TEST_CASE(wgmma_gemm_plan_launches_the_hopper_kernel_where_tma_reads_the_rows) {
+  using W = schedule::WgmmaGemmShape;
+  const PlanTiling wg{128, 128, {128, 128, 64, schedule::GemmImpl::wgmma}};
+  const PlanTiling mma{128, 128, {128, 128, 64}};
+  for (const auto dt : {iosim::workload::DType::fp16, iosim::workload::DType::bf16}) {
+    Problem p = problem(1000, 1000, 64, true);
+    p.dtype = dt;
+    const auto plan = make_plan(p, Algorithm::standard, Pass::fwdbwd, wg);
+    const auto ref = make_plan(p, Algorithm::standard, Pass::fwdbwd, mma);
+    BOOST_TEST_REQUIRE(names(plan) == names(ref));
+    for (size_t i = 0; i < plan.kernels.size(); ++i) {
+      const auto& k = plan.kernels[i];
+      const auto& r = ref.kernels[i];
+      BOOST_TEST((k.grid.x == r.grid.x && k.grid.y == r.grid.y && k.grid.z == r.grid.z), k.name);
+      if (r.kind != KernelKind::gemm) {
+        BOOST_TEST((k.kind == r.kind), k.name);
+        continue;
+      }
+      BOOST_TEST((k.kind == KernelKind::gemm_wgmma), k.name);
+      BOOST_TEST(schedule::is_gemm(k.kind));
+      BOOST_TEST(k.cta.threads == 288);  // two consumer warpgroups and the producer warp
+      BOOST_TEST(k.cta.smem_bytes == 3 * (128 + 128) * 64 * 2 + 6 * 8 + 1024);
+      BOOST_TEST(k.cta.smem_bytes == W::kSmemBytes);
+      BOOST_TEST(k.cta.regs_per_thread ==
+                 schedule::compiled_registers(KernelKind::gemm_wgmma, dt, {128, 128, 64}).value());
+      BOOST_TEST(k.cta.regs_per_thread * k.cta.threads * W::kMinCtasPerSm <= 65536);  // launch_bounds(288, 2)
+      const auto& g = k.as<schedule::GemmPlan>().s;
+      const auto& gr = r.as<schedule::GemmPlan>().s;
+      BOOST_TEST((g.m == gr.m && g.n == gr.n && g.k == gr.k && g.tiles_per_cta == gr.tiles_per_cta), k.name);
+      BOOST_TEST(schedule::warp_programs(k, 2).warps == W::kConsumerWarps);
+    }
+  }
+  // N_k = 1001: S, P, dP, dS rows of 2002 bytes; every GEMM stays on mma.sync.
+  for (const auto& k : make_plan(problem(1000, 1001, 64, false), Algorithm::standard, Pass::fwdbwd, wg).kernels)
+    BOOST_TEST((k.kind != KernelKind::gemm_wgmma), k.name);
+}
+
+BOOST_AUTO_TEST_CASE(wgmma_gemm_plan_refuses_what_its_kernel_does_not_cover) {
+  const Problem p = problem(256, 256, 64, false);
+  const auto tiling = [](i64 m, i64 n, i64 k) { return PlanTiling{64, 64, {m, n, k, schedule::GemmImpl::wgmma}}; };
+  BOOST_CHECK_NO_THROW(make_plan(p, Algorithm::standard_eager, Pass::fwd, tiling(128, 128, 64)));
+  BOOST_CHECK_THROW(make_plan(p, Algorithm::standard, Pass::fwd, tiling(128, 128, 32)), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(p, Algorithm::standard, Pass::fwd, tiling(64, 128, 64)), iosim::InputError);
+  BOOST_CHECK_THROW(make_plan(p, Algorithm::fa2, Pass::fwd, tiling(128, 128, 64)), iosim::InputError);
+  Problem fp32 = p;
+  fp32.dtype = iosim::workload::DType::fp32;
+  BOOST_CHECK_THROW(make_plan(fp32, Algorithm::standard, Pass::fwd, tiling(128, 128, 64)), iosim::InputError);
+}
+
+// The wgmma GEMM's zero fill (schedule::wgmma_gemm_zero_fill_bytes) against
+// its boxes counted one by one as the producer loads them
+// (standard_gemm_wgmma.cu produce(): per output tile and chunk, a 64 x 128
+// box per k-contiguous operand, a 64 x 64 box per m- or n-contiguous half
+// that starts inside the operand), minus what lies inside the operand, a row
+// cut short in whole sectors; and at the measured points (N = 1000, d = 64,
+// batch 2, 4 heads: Nsight Compute's crossbar read 393,216 bytes more than
+// the trace for S = Q K^T, experiments/results/2026-11-28-h200-wgmma-gemm-bytes;
+// P V's 16 bytes per cut row of P beyond the elements past it,
+// experiments/results/2026-12-02-h200-wgmma-gemm-model).
+BOOST_AUTO_TEST_CASE(wgmma_gemm_zero_fill_is_its_boxes_past_the_operands) {
+  const PlanTiling wg{128, 128, {128, 128, 64, schedule::GemmImpl::wgmma}};
+  const auto by_box = [](const schedule::GemmPlan& gp) {
+    const auto& s = gp.s;
+    i64 fill = 0;
+    // A box of `rows` rows of 64 elements, `in_rows` of them inside the
+    // operand with `in_cols` elements each: the rest is fill, a cut row's in
+    // whole 32-byte sectors.
+    const auto box = [](i64 rows, i64 in_rows, i64 in_cols) {
+      const i64 cut = (64 - in_cols) * 2;
+      return (rows - in_rows) * 128 + in_rows * ((cut + 31) / 32 * 32);
+    };
+    const auto operand = [&](const schedule::GemmOperand& o, i64 o0, i64 extent, i64 k0) {
+      const i64 kd = std::min<i64>(64, s.k - k0);
+      if (o.k_contiguous) return box(128, std::min<i64>(128, extent - o0), kd);  // rows: outer; columns: k
+      i64 z = 0;
+      for (i64 h = o0; h < o0 + 128; h += 64)
+        if (h < extent) z += box(64, kd, std::min<i64>(64, extent - h));  // rows: k; columns: outer
+      return z;
+    };
+    for (i64 mt = 0; mt < s.m_tiles(); ++mt)
+      for (i64 nt = 0; nt < s.n_tiles(); ++nt)
+        for (i64 kc = 0; kc < s.k_chunks(); ++kc)
+          fill += operand(gp.a, mt * 128, s.m, kc * 64) + operand(gp.b, nt * 128, s.n, kc * 64);
+    return fill * s.k_groups * s.batches;
+  };
+  for (const auto& [nq, nk, d] : std::vector<std::array<i64, 3>>{{1000, 1000, 64}, {700, 1304, 128}, {256, 512, 64}})
+    for (const auto& k : make_plan(problem(nq, nk, d, false), Algorithm::standard, Pass::fwdbwd, wg).kernels)
+      if (k.kind == KernelKind::gemm_wgmma)
+        BOOST_TEST(schedule::wgmma_gemm_zero_fill_bytes(k.as<schedule::GemmPlan>()) ==
+                       by_box(k.as<schedule::GemmPlan>()),
+                   k.name << " at " << nq << "x" << nk << " d " << d);
+  const auto plan = make_plan(problem(1000, 1000, 64, false, 4, 4), Algorithm::standard, Pass::fwd, wg);
+  BOOST_TEST(schedule::wgmma_gemm_zero_fill_bytes(plan.kernels.at(0).as<schedule::GemmPlan>()) == 393216);
+  const auto even = make_plan(problem(1024, 1024, 64, false, 4, 4), Algorithm::standard, Pass::fwdbwd, wg);
+  for (const auto& k : even.kernels)
+    if (k.kind == KernelKind::gemm_wgmma) {
+      // d = 64: the MN-major operands' second halves are not loaded, so no fill either.
+      BOOST_TEST(schedule::wgmma_gemm_zero_fill_bytes(k.as<schedule::GemmPlan>()) == 0, k.name);
+    }
+}
+
+// The wgmma GEMM's programs: a chunk issues its four m64n128k16 wgmmas (a
+// warp's 16 rows each: 8 consumer warps x 4 x 16 x 128 x 16 x 2 FLOP = the
+// chunk's 128 x 128 x 64 product) and is filled to the counts Nsight Compute
+// gave per consumer warp; a tile's C goes out in 16-byte runs, 8 stores per
+// warp for 128 columns, 4 for d = 64.
+BOOST_AUTO_TEST_CASE(wgmma_gemm_programs_issue_the_kernels_wgmmas_and_stores) {
+  const PlanTiling wg{128, 128, {128, 128, 64, schedule::GemmImpl::wgmma}};
+  const auto plan = make_plan(problem(2048, 2048, 64, false), Algorithm::standard, Pass::fwd, wg);
+  for (const auto& k : plan.kernels) {
+    if (k.kind != KernelKind::gemm_wgmma) continue;
+    const auto progs = schedule::warp_programs(k, 2);
+    const auto& chunk = progs.programs.at(schedule::kMainStep);
+    i64 flop = 0;
+    for (const auto& in : chunk.code) flop += in.op == schedule::Op::wgmma ? in.flop : 0;
+    BOOST_TEST(8 * flop == 2 * 128 * 128 * 64, k.name);
+    BOOST_TEST(chunk.count(schedule::Pipe::tensor) == 4);
+    const bool kk = k.as<schedule::GemmPlan>().b.k_contiguous;
+    BOOST_TEST(static_cast<i64>(chunk.code.size()) == (kk ? 82 : 89), k.name);
+    const auto& last = progs.programs.at(schedule::kFinalStep);
+    BOOST_TEST(last.count(schedule::Pipe::global) == (kk ? 8 : 4), k.name);  // S: 128 columns; O: d = 64
+    BOOST_TEST(last.count(schedule::Pipe::shfl) == 32);
+    BOOST_TEST(static_cast<i64>(last.code.size()) == (kk ? 366 + 114 + 73 : 383 + 72), k.name);
+  }
+}
+
 // FA2 forward's step program (sim/schedule/warp_programs.cpp): at a fixed
 // head dimension and warp layout, what a step executes is its per-score work
 // (linear in B_c) plus a loop overhead that does not grow with B_c, so the

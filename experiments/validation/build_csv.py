@@ -24,7 +24,8 @@ ncu kernels (launch order) are paired with the trace's kernels (order) and the n
 (fa2_forward_kernel -> fa2_fwd, fa2_bwd_preprocess_kernel -> fa2_bwd_preprocess,
 fa2_backward_kernel -> fa2_bwd_main, fa2_bwd_convert_dq_kernel -> fa2_bwd_convert_dq,
 fa1_forward/backward_kernel -> fa1_fwd/bwd, softmax_forward/backward_kernel -> std_fwd/bwd_softmax,
-gemm_kernel -> std_fwd_qk, std_fwd_pv, std_bwd_dv, std_bwd_dp, std_bwd_dq, std_bwd_dk).
+gemm_kernel and wgmma_gemm_kernel -> std_fwd_qk, std_fwd_pv, std_bwd_dv, std_bwd_dp, std_bwd_dq,
+std_bwd_dk).
 Every simulated kernel gets a row; `status` is `ok`, or says why it has no measurement
 (no_ncu_output, ncu_failed, kernel_count_mismatch, kernel_name_mismatch, or `stale: REASON` for
 configurations given to --stale REGEX:REASON, measured with a kernel that has changed since): the
@@ -102,6 +103,7 @@ NCU_TO_TRACE = {
     "softmax_backward_kernel": {"std_bwd_softmax"},
     "fa3_forward_kernel": {"fa3_fwd"},
     "gemm_kernel": {"std_fwd_qk", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_dq", "std_bwd_dk"},
+    "wgmma_gemm_kernel": {"std_fwd_qk", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_dq", "std_bwd_dk"},
 }
 
 

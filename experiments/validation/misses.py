@@ -6,6 +6,8 @@ the true median and range of predicted/measured time, of simulated/measured warp
 Nsight Compute's cycles over its duration); for the DRAM-bound row kernels also the measured DRAM
 read + write rate beside the profile's copy rate (dram.peak_bandwidth x dram.copy_fraction).
 
+The wgmma GEMM's grid (<gpu>/grid-wgmma.csv) follows, all six GEMMs apart.
+
 Usage: experiments/validation/misses.py [--check FILE]
 --check FILE: exit 1 unless FILE's block between `<!-- misses:begin -->` and `<!-- misses:end -->`
 equals what this prints.
@@ -44,17 +46,26 @@ def profile_copy_rate(profile_path):
     return peak * frac
 
 
+# The wgmma GEMM's grid (grid-wgmma.txt): every GEMM of the pass, each its own row.
+WGMMA_KERNELS = ["std_fwd_qk", "std_fwd_pv", "std_bwd_dv", "std_bwd_dp", "std_bwd_dq", "std_bwd_dk",
+                 "std_fwd_softmax", "std_bwd_softmax"]
+
+
 def block():
-    out = ["<!-- printed by experiments/validation/misses.py from <gpu>/grid.csv; do not edit by hand -->", ""]
-    for path in sorted(glob.glob(os.path.join(HERE, "*", "grid.csv"))):
+    out = ["<!-- printed by experiments/validation/misses.py from <gpu>/grid.csv and <gpu>/grid-wgmma.csv; "
+           "do not edit by hand -->", ""]
+    paths = [(p, KERNELS, "") for p in sorted(glob.glob(os.path.join(HERE, "*", "grid.csv")))]
+    paths += [(p, WGMMA_KERNELS, ", the wgmma GEMM's grid")
+              for p in sorted(glob.glob(os.path.join(HERE, "*", "grid-wgmma.csv")))]
+    for path, kernels, what in paths:
         if os.path.basename(os.path.dirname(path)).startswith("legacy-"):
             continue
         rows = read_rows(path)
         gpu = rows[0]["gpu"].upper()
-        out += [f"**{gpu}** (`{os.path.relpath(path, ROOT)}`, every row):", "",
+        out += [f"**{gpu}{what}** (`{os.path.relpath(path, ROOT)}`, every row):", "",
                 "| kernel | rows | time pred/meas | instructions sim/meas | SM clock MHz |",
                 "|---|---|---|---|---|"]
-        for k in KERNELS:
+        for k in kernels:
             rs = [r for r in rows if r["kernel"] == k and num(r, "meas_time_s")]
             if not rs:
                 continue

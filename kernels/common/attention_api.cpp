@@ -19,7 +19,8 @@ schedule::AttentionTiles AttentionConfig::tiles() const {
 }
 
 schedule::Plan AttentionConfig::plan(workload::Algorithm algorithm, workload::Pass pass, i64 sram_limit_bytes) const {
-  const schedule::PlanTiling tiling{block_m, block_n, {gemm_tiles.tile_m, gemm_tiles.tile_n, gemm_tiles.tile_k},
+  const schedule::PlanTiling tiling{block_m, block_n,
+                                    {gemm_tiles.tile_m, gemm_tiles.tile_n, gemm_tiles.tile_k, gemm_impl},
                                     sram_limit_bytes, splits};
   return schedule::make_plan(problem, algorithm, pass, tiling, tiles().mask);
 }

@@ -5,14 +5,17 @@
 #include <optional>
 #include <string_view>
 
+#include "sim/schedule/plan.h"
+
 namespace iosim::kernels {
 
-// mma: mma.sync + cp.async (kernels/standard/standard_gemm.cu), every device;
-//      the kernel the simulator's validation data measured, so the default.
+// The plan's (schedule::GemmImpl: the simulator traces and times the kernel the
+// plan names). mma: mma.sync + cp.async (kernels/standard/standard_gemm.cu),
+// every device; the kernel the main validation grids measured, so the default.
 // wgmma: wgmma + TMA (kernels/standard/sm90a), sm_90 devices and tile
-//      128x128x64 only; a GEMM whose operands TMA cannot read (rows not
-//      16-byte aligned) falls back to mma, GEMM by GEMM.
-enum class GemmImpl { mma, wgmma };
+// 128x128x64 only; a GEMM whose operands TMA cannot read (rows not 16-byte
+// aligned) falls back to mma, GEMM by GEMM.
+using schedule::GemmImpl;
 
 inline const char* to_string(GemmImpl impl) { return impl == GemmImpl::wgmma ? "wgmma" : "mma"; }
 inline std::optional<GemmImpl> parse_gemm_impl(std::string_view s) {

@@ -26,9 +26,6 @@ cli::ArgParser make_run_parser(const std::string& command) {
       .add("q-scale", Kind::real, "X", "multiply Q (uniform in [-1, 1]) by this, for large logits [1]")
       .add("dropout", Kind::real, "P", "standard-eager: attention dropout probability, 0 <= P < 1 [0.1, GPT-2's]; "
                                        "its Philox seed is --seed")
-      .add("gemm-impl", Kind::text, "IMPL",
-           "standard, standard-eager: GEMM kernel, mma (mma.sync, any GPU) | wgmma (wgmma + TMA, sm_90, "
-           "tile 128x128x64 only) [mma]")
       .add("json", Kind::flag, "", "print one JSON object instead of text");
   if (bench) {
     add_timing_flags(p);
@@ -68,15 +65,9 @@ RunRequest run_from_flags(const cli::ArgParser& f) {
   if (tiling.algorithm == workload::Algorithm::fa3)  // the simulator's rule and message
     schedule::check_fa3(s.problem, r.pass, tiling.block_m.value_or(schedule::Fa3ForwardSchedule::kBlockM),
                         tiling.block_n.value_or(schedule::Fa3ForwardSchedule::kBlockN));
-  if (const auto impl = f.text("gemm-impl")) {
-    const auto parsed = kernels::parse_gemm_impl(*impl);
-    if (!parsed) throw InputError("--gemm-impl '" + *impl + "' is not an implementation (valid: mma, wgmma)");
-    if (*parsed == kernels::GemmImpl::wgmma && tiling.algorithm != workload::Algorithm::standard &&
-        tiling.algorithm != workload::Algorithm::standard_eager)
-      throw InputError("--gemm-impl wgmma applies to --algo standard and standard-eager only (got --algo " +
-                       s.algorithm + ")");
-    s.gemm_impl = *parsed;
-  }
+  if (tiling.gemm.impl == kernels::GemmImpl::wgmma)  // the simulator's rule and message
+    schedule::check_wgmma_gemm(s.problem, tiling.algorithm, tiling.gemm);
+  s.gemm_impl = tiling.gemm.impl;
   s.data_seed = static_cast<std::uint64_t>(f.integer("seed").value_or(1));
   s.q_scale = f.real("q-scale").value_or(1.0);
   if (const auto p = f.real("dropout")) {

@@ -309,7 +309,7 @@ int cmd_gemm(const ArgParser& f) {
   const Cublas blas;
   bool all_verified = true;
   for (const auto& k : plan.kernels) {
-    if (k.kind != schedule::KernelKind::gemm) continue;
+    if (!schedule::is_gemm(k.kind)) continue;
     const GemmRecord r = bench_gemm(blas, p, k, t);
     all_verified = all_verified && (r.verified || !r.skipped.empty());
     std::cout << "{\"source\": \"cublas\", \"kernel\": " << quoted(r.name) << ", \"batch\": " << p.batch

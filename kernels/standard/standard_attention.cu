@@ -384,10 +384,12 @@ void run_plan(const AttentionConfig& c, const schedule::Plan& plan, const Tensor
   const auto ptr = [&](TensorId t) { return tensors.at(t); };
   for (const schedule::KernelPlan& k : plan.kernels) {
     switch (k.kind) {
-      case KernelKind::gemm: {
+      case KernelKind::gemm:
+      case KernelKind::gemm_wgmma: {  // the plan names the kernel (GemmImpl::wgmma where TMA reads the rows)
         const auto& g = k.as<schedule::GemmPlan>();
         detail::launch_gemm(GemmLaunch{g.s, g.z_heads, tensors.operand(g.a), tensors.operand(g.b), tensors.output(g.c),
-                                       c.problem.dtype, c.gemm_impl},
+                                       c.problem.dtype,
+                                       k.kind == KernelKind::gemm_wgmma ? GemmImpl::wgmma : GemmImpl::mma},
                             stream);
         break;
       }

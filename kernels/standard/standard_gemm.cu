@@ -508,7 +508,7 @@ std::vector<std::string> gemm_tile_menu() {
 void launch_gemm(const GemmLaunch& g, cudaStream_t stream) {
   const auto& s = g.s;
   if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batches <= 0) return;  // nothing to compute
-  if (g.impl == GemmImpl::wgmma && wgmma_gemm_unsupported(g).empty()) {
+  if (g.impl == GemmImpl::wgmma) {  // the plan chose it (logic_error if TMA cannot read what the plan said it can)
     launch_gemm_wgmma(g, stream);
     return;
   }

@@ -15,11 +15,13 @@
 namespace iosim::kernels::detail {
 
 // The one tile the wgmma kernel is compiled for (tile_m, tile_n, tile_k).
-inline constexpr i64 kWgmmaTileM = 128, kWgmmaTileN = 128, kWgmmaTileK = 64;
+inline constexpr i64 kWgmmaTileM = schedule::WgmmaGemmShape::kTileM, kWgmmaTileN = schedule::WgmmaGemmShape::kTileN,
+                     kWgmmaTileK = schedule::WgmmaGemmShape::kTileK;
 
 // Empty when g's operands can be read by TMA and C written by the kernel
 // (16-byte-aligned rows, nonzero strides where they matter, the compiled
-// tile); otherwise why not, and launch_gemm falls back to mma.sync.
+// tile); otherwise why not. The plan (schedule::make_plan) falls back to
+// mma.sync where N_k rows are not 16-byte multiples, the one case here.
 std::string wgmma_gemm_unsupported(const GemmLaunch& g);
 // Launches g on the wgmma kernel; g must be supported (logic_error if not).
 void launch_gemm_wgmma(const GemmLaunch& g, cudaStream_t stream);

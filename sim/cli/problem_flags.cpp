@@ -45,7 +45,10 @@ void add_problem_flags(ArgParser& p, const ProblemFlagsHelp& help) {
            "      ceil(SMs / (B*H*ceil(NQ/BR))), at most the key blocks]")
       .add("gemm-m", Kind::integer, "TM", "standard attention GEMM tile rows [128]")
       .add("gemm-n", Kind::integer, "TN", "standard attention GEMM tile columns [128]")
-      .add("gemm-k", Kind::integer, "TK", "standard attention GEMM reduction chunk [32]")
+      .add("gemm-k", Kind::integer, "TK", "standard attention GEMM reduction chunk [32; 64 with --gemm-impl wgmma]")
+      .add("gemm-impl", Kind::text, "IMPL",
+           "standard attention's GEMM kernel: mma (mma.sync + cp.async, any GPU) | wgmma (Hopper's TMA +\n"
+           "      wgmma, tile 128x128x64 only; N_k not a multiple of 8 falls back to mma, as the kernel does) [mma]")
       .add("layout", Kind::text, "L", "bshd (FlashAttention's default) | bhsd [bshd]");
 }
 
@@ -94,6 +97,14 @@ trace::TraceOptions tiling_from_flags(const ArgParser& a) {
   o.block_m = positive(a, "block-m");
   o.block_n = positive(a, "block-n");
   o.splits = positive(a, "splits");
+  if (const auto impl = a.text("gemm-impl")) {
+    if (*impl == "wgmma") {
+      o.gemm.impl = schedule::GemmImpl::wgmma;
+      o.gemm.k = schedule::WgmmaGemmShape::kTileK;  // its one tile's depth unless --gemm-k says otherwise (then an error)
+    } else if (*impl != "mma") {
+      throw InputError("--gemm-impl '" + *impl + "' is not a GEMM kernel (valid: mma, wgmma)");
+    }
+  }
   o.gemm.m = positive(a, "gemm-m").value_or(o.gemm.m);
   o.gemm.n = positive(a, "gemm-n").value_or(o.gemm.n);
   o.gemm.k = positive(a, "gemm-k").value_or(o.gemm.k);

@@ -364,7 +364,8 @@ std::vector<i64> kernel_steps(const trace::AlgorithmTrace& run) {
       case KernelKind::fa1_bwd:
         steps.push_back(bhkv * (1 + 2 * group + 2 * s.key_blocks_with_active) + bh * s.active);
         break;
-      case KernelKind::gemm: {  // per output tile (tiles_per_cta per CTA): a step per chunk, then its C
+      case KernelKind::gemm:
+      case KernelKind::gemm_wgmma: {  // per output tile (tiles_per_cta per CTA): a step per chunk, then its C
         const auto& g = k.as<schedule::GemmPlan>().s;
         steps.push_back(g.output_tiles() * (g.steps_per_tile() + 1));
         break;

@@ -160,7 +160,13 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
   j.field("splits", run.tiling.splits).field("splits_rule", run.tiling.splits_rule);
   j.field("sram_bytes", run.tiling.sram_bytes).field("sram_limit_bytes", run.sram_limit_bytes);
   j.field("rule", run.tiling.rule);
-  j.key("gemm").begin_object().field("m", run.gemm.m).field("n", run.gemm.n).field("k", run.gemm.k).end_object();
+  j.key("gemm")
+      .begin_object()
+      .field("m", run.gemm.m)
+      .field("n", run.gemm.n)
+      .field("k", run.gemm.k)
+      .field("impl", run.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma")
+      .end_object();
   j.end_object();
   write_kernel_note(j, kernel_note(run));
 }

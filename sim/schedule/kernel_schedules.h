@@ -421,6 +421,23 @@ struct GemmSchedule {
   IOSIM_HD i64 steps_per_tile() const { return k_groups * k_chunks(); }
 };
 
+// Standard attention's GEMM on Hopper's asynchronous units (GemmImpl::wgmma,
+// kernels/standard/sm90a/standard_gemm_wgmma.cu): GemmSchedule's grid and
+// tiles, its one tile, three stages of A and B chunks (TMA into 128-byte
+// swizzled shared memory) on full/empty mbarriers, one producer warp and two
+// consumer warpgroups (64 rows of the tile each), two CTAs per SM.
+struct WgmmaGemmShape {
+  static constexpr i64 kTileM = 128, kTileN = 128, kTileK = 64;
+  static constexpr i64 kStages = 3;
+  static constexpr i64 kConsumerWarps = 8;
+  static constexpr i64 kThreads = 32 * (kConsumerWarps + 1);
+  static constexpr i64 kMinCtasPerSm = 2;  // __launch_bounds__
+  static constexpr i64 kStageBytes = (kTileM + kTileN) * kTileK * 2;  // fp16/bf16 chunks of A and B
+  // The stages, a full and an empty mbarrier per stage, and 1 KiB of slack
+  // to align the stages to the swizzle's 1024-byte period.
+  static constexpr i64 kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+};
+
 // Standard attention's row softmax (forward: P = softmax(scale * S) with the
 // causal/block mask; backward: dS = scale * P * (dP - rowsum(dP * P))). As in
 // PyTorch, short rows (seq_k <= 1024) take a warp each, four rows per

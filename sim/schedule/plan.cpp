@@ -53,6 +53,39 @@ void check_fa3(const Problem& p, Pass pass, i64 block_m, i64 block_n) {
     throw InputError("fa3 takes no block mask (dense or causal problems only): drop --block-density/--block-mask");
 }
 
+void check_wgmma_gemm(const Problem& p, workload::Algorithm algorithm, const GemmTiles& g) {
+  using W = WgmmaGemmShape;
+  if (!workload::is_standard(algorithm))
+    throw InputError("--gemm-impl wgmma applies to standard attention's GEMMs (--algo standard or standard-eager)");
+  if (g.m != W::kTileM || g.n != W::kTileN || g.k != W::kTileK)
+    throw InputError("--gemm-impl wgmma has one tile, " + std::to_string(W::kTileM) + "x" + std::to_string(W::kTileN) +
+                     "x" + std::to_string(W::kTileK) + " (got --gemm-m " + std::to_string(g.m) + " --gemm-n " +
+                     std::to_string(g.n) + " --gemm-k " + std::to_string(g.k) + "; give those, or none)");
+  if (p.dtype == workload::DType::fp32)
+    throw InputError("--gemm-impl wgmma takes fp16 or bf16, not fp32 (--dtype)");
+}
+
+i64 wgmma_gemm_zero_fill_bytes(const GemmPlan& g) {
+  using W = WgmmaGemmShape;
+  const GemmSchedule& s = g.s;
+  const i64 e = s.bytes.data;
+  // Bytes the boxes of one operand cross beyond it, summed over its tiles and
+  // chunks: k-contiguous, a box of kTileK x kTileM per tile and chunk; else a
+  // 64 x 64 box per 64-wide half that starts inside the operand. A box row
+  // cut short along its contiguous dimension has its fill counted in whole
+  // 32-byte sectors (the H200 counted 16 bytes more per such row, at every
+  // ragged N of experiments/results/2026-12-02-h200-wgmma-gemm-model).
+  const auto zero = [&](const GemmOperand& o, i64 outer, i64 tiles) {
+    const i64 boxes = o.k_contiguous ? tiles * W::kTileM * W::kTileK : ceil_div(outer, 64) * 64 * 64;
+    const i64 width = o.k_contiguous ? s.k : outer;  // along the contiguous dimension
+    const i64 cut = (64 - (width - 64 * (ceil_div(width, 64) - 1))) % 64 * e;  // fill bytes of a cut row
+    const i64 rows_cut = o.k_contiguous ? outer : s.k;                          // in-bounds rows of the cut boxes
+    return (boxes * s.k_chunks() - outer * s.k) * e + rows_cut * (ceil_div(cut, 32) * 32 - cut);
+  };
+  const i64 per_batch = s.n_tiles() * zero(g.a, s.m, s.m_tiles()) + s.m_tiles() * zero(g.b, s.n, s.n_tiles());
+  return per_batch * s.k_groups * s.batches;
+}
+
 i64 default_splits(const Problem& p, i64 block_m, i64 block_n, i64 sm_count) {
   const i64 ctas = p.batch * p.heads * ceil_div(p.seq_q, block_m);
   return max_i64(1, min_i64(ceil_div(max_i64(sm_count, 1), ctas), ceil_div(p.seq_k, block_n)));
@@ -71,6 +104,7 @@ i64 regs_per_thread(KernelKind kind, i64 head_dim) {
     case KernelKind::fa1_swapped_fwd: return 128;
     case KernelKind::fa1_bwd: return head_dim >= 128 ? 210 : 128;
     case KernelKind::gemm: return 128;
+    case KernelKind::gemm_wgmma: return 96;
     case KernelKind::softmax_fwd: return 64;
     case KernelKind::softmax_bwd: return 56;
     case KernelKind::fa2_bwd_preprocess:
@@ -200,7 +234,8 @@ class Planner {
       case KernelKind::fa1_bwd:
       case KernelKind::splitkv_fwd:
       case KernelKind::fa3_fwd: return {p_.head_dim, t_.block_m, t_.block_n};
-      case KernelKind::gemm: return {t_.gemm.m, t_.gemm.n, t_.gemm.k};
+      case KernelKind::gemm:
+      case KernelKind::gemm_wgmma: return {t_.gemm.m, t_.gemm.n, t_.gemm.k};
       case KernelKind::elementwise: return {static_cast<i64>(std::get<ElementwisePlan>(s).op), 0, 0};
       default: return {0, 0, 0};
     }
@@ -210,8 +245,22 @@ class Planner {
             i64 k_groups, i64 z_heads, GemmOperand a, GemmOperand b, TensorId c) const {
     GemmSchedule s{m, n, k, t_.gemm.m, t_.gemm.n, t_.gemm.k, batches, k_groups, eb_};
     s.tiles_per_cta = gemm_tiles_per_cta(s);
+    if (wgmma_reads_rows()) {
+      add(out, name, pass, KernelKind::gemm_wgmma, GemmPlan{s, z_heads, a, b, c}, s.grid(),
+          {WgmmaGemmShape::kThreads, WgmmaGemmShape::kSmemBytes, 0});
+      return;
+    }
     const i64 smem = GemmSchedule::launch_smem_bytes_for(s.tile_m, s.tile_n, s.tile_k, eb_.data);
     add(out, name, pass, KernelKind::gemm, GemmPlan{s, z_heads, a, b, c}, s.grid(), {GemmSchedule::kThreads, smem, 0});
+  }
+
+  // GemmImpl::wgmma runs a GEMM on the wgmma kernel when TMA can read its
+  // operands: rows of 16-byte multiples. Q, K, V, O and their gradients have
+  // rows of d elements (a multiple of 8: the kernels' own rule), S, P, dP and
+  // dS rows of N_k; with N_k not a multiple of 8 the kernel falls back to
+  // mma.sync (kernels/standard/standard_gemm.cu), and so does the plan.
+  bool wgmma_reads_rows() const {
+    return t_.gemm.impl == GemmImpl::wgmma && (p_.seq_k * eb_.data) % 16 == 0 && (p_.head_dim * eb_.data) % 16 == 0;
   }
 
   // Output tiles per GEMM CTA (GemmSchedule::tiles_per_cta): 4 when C fits in
@@ -273,6 +322,7 @@ Plan make_plan(const Problem& problem, Algorithm algorithm, Pass pass, const Pla
                      std::to_string(tiling.block_n) + ")");
   for (i64 v : {tiling.gemm.m, tiling.gemm.n, tiling.gemm.k})
     if (v <= 0) throw InputError("GEMM tile sizes must be positive");
+  if (tiling.gemm.impl == GemmImpl::wgmma) check_wgmma_gemm(problem, algorithm, tiling.gemm);
   if (algorithm == Algorithm::splitkv) {
     check_splitkv(problem, pass, tiling.block_n, tiling.splits);
     if (mask.active != nullptr) throw InputError("splitkv takes no block mask (dense or causal problems only)");

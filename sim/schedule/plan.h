@@ -40,7 +40,8 @@ enum class KernelKind : std::uint8_t {
   fa1_fwd,
   fa1_swapped_fwd,  // teaching variant: no CUDA kernel
   fa1_bwd,
-  gemm,
+  gemm,        // standard attention's GEMM: mma.sync + cp.async (kernels/standard/standard_gemm.cu)
+  gemm_wgmma,  // the same GEMM on Hopper's TMA + wgmma (kernels/standard/sm90a; GemmImpl::wgmma)
   softmax_fwd,
   softmax_bwd,
   elementwise,  // standard-eager's scale, mask, dropout (fwd and bwd)
@@ -49,12 +50,18 @@ enum class KernelKind : std::uint8_t {
   fa3_fwd,          // FlashAttention-3 forward (Hopper: TMA, wgmma, warp-specialised)
 };
 
+// Which kernel runs standard attention's GEMMs: mma.sync + cp.async (every
+// GPU, any compiled tile) or Hopper's TMA + wgmma (sm_90, WgmmaGemmShape's one
+// tile). Same schedule and bytes; the plan gives them different kernel kinds.
+enum class GemmImpl : std::uint8_t { mma, wgmma };
+
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
-// tile_k deep chunks along the reduction).
+// tile_k deep chunks along the reduction) and their kernel.
 struct GemmTiles {
   i64 m = 128;
   i64 n = 128;
   i64 k = 32;
+  GemmImpl impl = GemmImpl::mma;
 };
 
 // The tiling a plan is made for.
@@ -84,6 +91,17 @@ struct GemmPlan {
   GemmOperand a, b;
   TensorId c = TensorId::S;  // written [m][n] by head hz
 };
+
+constexpr bool is_gemm(KernelKind k) { return k == KernelKind::gemm || k == KernelKind::gemm_wgmma; }
+
+// The wgmma GEMM's TMA boxes (kernels/standard/sm90a): per chunk, a
+// k-contiguous operand is one box of 64 k x 128 rows; an m- or n-contiguous
+// one two boxes of 64 rows x 64 k, the second not loaded when it starts past
+// the operand. The parts of a box past the operand are zero-filled by the TMA
+// unit, not read from memory, but Nsight Compute counts them as crossbar reads
+// (experiments/results/2026-11-28-h200-wgmma-gemm-bytes): these bytes, in
+// closed form (per operand, boxes x k_chunks x box elements - outer x k).
+i64 wgmma_gemm_zero_fill_bytes(const GemmPlan& g);
 
 // A row-softmax kernel: forward P = softmax(scale * masked S); backward
 // dS = scale * P o (dP - rowsum(dP o P)). standard-eager's has kernels of its
@@ -153,7 +171,8 @@ struct Plan {
 // grid, in host memory for the trace and the numerics, in device memory for
 // the kernels; it must outlive the plan. Throws InputError for fa1-swapped's
 // backward (it has none), non-positive tiles, and splitkv and fa3 outside
-// their domains (check_splitkv, check_fa3).
+// their domains (check_splitkv, check_fa3), and GemmImpl::wgmma outside its
+// (check_wgmma_gemm).
 Plan make_plan(const workload::Problem& problem, workload::Algorithm algorithm, workload::Pass pass,
                const PlanTiling& tiling, BlockMaskView mask = {});
 
@@ -170,6 +189,10 @@ void check_splitkv(const workload::Problem& p, workload::Pass pass, i64 block_n,
 // or 128, the kernel's one tile (Fa3ForwardSchedule::kBlockM x kBlockN), no
 // block mask. Throws InputError naming what is valid.
 void check_fa3(const workload::Problem& p, workload::Pass pass, i64 block_m, i64 block_n);
+// GemmImpl::wgmma's domain: standard attention (standard, standard-eager),
+// the kernel's one tile (WgmmaGemmShape), fp16/bf16. Throws InputError naming
+// what is valid.
+void check_wgmma_gemm(const workload::Problem& p, workload::Algorithm algorithm, const GemmTiles& g);
 
 // The default number of splits: enough CTAs to fill `sm_count` SMs once,
 // ceil(sm_count / (B H ceil(N_q / B_r))), at least 1 and at most the key

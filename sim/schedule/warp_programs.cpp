@@ -1219,6 +1219,71 @@ WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem, bool first_work) {
   return b.take();
 }
 
+// Standard attention's GEMM on Hopper's TMA + wgmma (kernels/standard/sm90a,
+// wgmma_gemm_kernel): the programs are a consumer warp's (8 of the CTA's 9
+// warps; the producer warp's one thread issues the TMA loads: 67-128
+// instructions per chunk, as FA3's producer left out). Per 64-deep chunk, as
+// consume(): wait for the stage (mbar_wait), fence, four wgmma m64n128k16 (A
+// and B from shared memory, descriptors per k16 step), commit; then
+// wgmma.wait_group 1 and the previous stage released. The program's step ends
+// once its wgmmas are done, so a warp's next chunk waits for this one's
+// group where the kernel waits one group later: the SMSP's other warps (two
+// warpgroups per CTA, two CTAs per SM: four per SMSP) keep its tensor pipe
+// fed. Per output tile: wgmma.wait_group 0, C packed (F2FP), exchanged among
+// the four lanes of a row (four SHFL per 16-byte run) and stored in 16-byte
+// runs, a row's 64 bytes per instruction (store_c: 8 stores for 128 columns,
+// 4 for 64). Instruction counts: each region is filled to what Nsight
+// Compute's per-instruction executed counts give per consumer warp on the
+// H200 (experiments/results/2026-12-02-h200-wgmma-gemm-model: S = Q K^T at
+// d 128 for the k-contiguous B, O = P V at d 64 and 128 for the n-contiguous
+// B; the m-contiguous A of dV and dK, not profiled, takes P V's counts). The
+// mbarrier spin-waits (3-instruction try_wait loops) are waits, not work.
+struct WgmmaGemmSass {
+  SassRegion chunk;      // per chunk
+  SassRegion tile;       // per output tile beyond its chunks (wait, C stored), all but the CTA's last
+  SassRegion last_tile;  // the CTA's last tile and every once-per-CTA instruction of a consumer warp
+};
+WgmmaGemmSass wgmma_gemm_sass(const GemmPlan& g) {
+  // The instructions every warp of the CTA executes once (the producer's too:
+  // barrier set-up, the CTA's tile) are in last_tile.
+  if (g.b.k_contiguous) {  // S = Q K^T, dP = dO V^T (qk-d128: 82 per chunk, 366 per tile, 114 + 73 once)
+    const SassRegion tile{80, 0, 366};
+    return {{15, 0, 82}, tile, tile + SassRegion{14, 3, 114} + SassRegion{19, 6, 73}};
+  }
+  // O = P V, dQ = dS K, dV, dK: n = d, one output tile per CTA, so its tile
+  // and once-per-CTA counts come as one group (pv-d64 / pv-d128: 383 / 427,
+  // + 72 by every warp); each chunk after the first also releases the
+  // previous stage (4 instructions).
+  const SassRegion last = g.s.n > 64 ? SassRegion{91, 3, 427} : SassRegion{79, 3, 383};
+  return {{16, 0, 89}, last, last + SassRegion{19, 6, 72}};
+}
+
+WarpProgram wgmma_gemm_chunk(const GemmPlan& g) {
+  const WgmmaGemmSass sass = wgmma_gemm_sass(g);
+  ProgramBuilder b("gemm wgmma 128x128x64 chunk");
+  b.alu();  // mbar_wait (the stage landed: TRYWAIT, its retry branch falling through)
+  b.branch(false);
+  for (i64 kk = 0; kk < WgmmaGemmShape::kTileK / 16; ++kk) b.wgmma(static_cast<int>(WgmmaGemmShape::kTileN), kNone, b.alu());
+  fill_region(b, 0, sass.chunk, "gemm wgmma chunk");
+  return b.take();
+}
+
+// A tile's C (last: the CTA's last tile, with its once-per-CTA work). The
+// accumulators are ready: the chunk steps ended with their wgmmas done.
+WarpProgram wgmma_gemm_epilogue(const GemmPlan& g, bool last) {
+  const WgmmaGemmSass sass = wgmma_gemm_sass(g);
+  ProgramBuilder b(std::string("gemm wgmma 128x128x64 ") + (last ? "last tile + once" : "tile"));
+  const i64 cols = std::min(g.s.tile_n, g.s.n);
+  const V acc = b.wgmma_wait(kNone);
+  for (i64 run = 0; run < 8; ++run) {  // (j, h): 16-byte runs of two rows' 32 columns
+    const V x = b.shfl(b.fma(acc, acc)), y = b.shfl(b.fma(acc, acc));
+    const V v = b.alu(b.shfl(b.alu(x, y)), b.shfl(b.alu(x, y)));
+    if (run / 2 < ceil_div(cols, 32)) b.stg(v, b.alu());  // columns past n are not stored
+  }
+  fill_region(b, 0, last ? sass.last_tile : sass.tile, last ? "gemm wgmma last tile + once" : "gemm wgmma tile");
+  return b.take();
+}
+
 // Standard attention's row softmax (kernels/standard/standard_attention.cu):
 // per thread, columns c = first, first + per_row, ...; 2-byte element loads.
 WarpProgram softmax_program(const SoftmaxPlan& sp, bool backward, bool first_pass) {
@@ -2093,6 +2158,15 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
       put(out, kMainStep, gemm_chunk(g, elem));
       put(out, kEpilogue, gemm_epilogue(g, elem, false));  // a tile's C (all but the CTA's last)
       put(out, kFinalStep, gemm_epilogue(g, elem, true));  // the last tile's C and the CTA's one-time work
+      out.tensor = true;
+      break;
+    }
+    case KernelKind::gemm_wgmma: {
+      const auto& g = k.as<GemmPlan>();
+      put(out, kMainStep, wgmma_gemm_chunk(g));
+      put(out, kEpilogue, wgmma_gemm_epilogue(g, false));
+      put(out, kFinalStep, wgmma_gemm_epilogue(g, true));
+      out.warps = WgmmaGemmShape::kConsumerWarps;  // the producer warp is left out (wgmma_gemm_sass)
       out.tensor = true;
       break;
     }

@@ -449,6 +449,8 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::fa2_bwd_main: return static_cast<int>(k_.as<schedule::Fa2BackwardSchedule>().q_stages());
       // TMA into the schedule's ring of K/V stages (2 at d = 128, 4 at d = 64).
       case KernelKind::fa3_fwd: return static_cast<int>(k_.as<schedule::Fa3ForwardSchedule>().stages());
+      // TMA into three stages of A and B chunks (WgmmaGemmShape).
+      case KernelKind::gemm_wgmma: return static_cast<int>(schedule::WgmmaGemmShape::kStages);
       default: return 1;
     }
   }
@@ -462,7 +464,11 @@ class PlannedKernel final : public KernelTrace {
   Dim3 grid() const override { return k_.grid; }
   CtaResources resources() const override { return {k_.cta.threads, k_.cta.smem_bytes, k_.cta.regs_per_thread}; }
   i64 zero_fill_read_bytes() const override {
-    return k_.kind == KernelKind::fa3_fwd ? k_.as<schedule::Fa3ForwardSchedule>().tma_zero_fill_bytes() : 0;
+    switch (k_.kind) {
+      case KernelKind::fa3_fwd: return k_.as<schedule::Fa3ForwardSchedule>().tma_zero_fill_bytes();
+      case KernelKind::gemm_wgmma: return schedule::wgmma_gemm_zero_fill_bytes(k_.as<GemmPlan>());
+      default: return 0;
+    }
   }
   // Grid dimensions that only pick a head or a batch entry.
   std::array<bool, 3> replica_dims() const override {
@@ -470,7 +476,8 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::fa1_fwd:
       case KernelKind::fa1_swapped_fwd:
       case KernelKind::fa1_bwd: return {true, true, true};
-      case KernelKind::gemm: return {false, false, true};
+      case KernelKind::gemm:
+      case KernelKind::gemm_wgmma: return {false, false, true};
       default: return {false, true, true};
     }
   }
@@ -484,7 +491,8 @@ class PlannedKernel final : public KernelTrace {
       case KernelKind::fa1_swapped_fwd:
         return fa1_swapped_forward_cta(k_.as<schedule::Fa1SwappedForwardSchedule>(), x, y, z);
       case KernelKind::fa1_bwd: return fa1_backward_cta(k_.as<schedule::Fa1BackwardSchedule>(), x, y, z);
-      case KernelKind::gemm: return gemm_cta(k_.as<GemmPlan>(), x, y, z);
+      case KernelKind::gemm:
+      case KernelKind::gemm_wgmma: return gemm_cta(k_.as<GemmPlan>(), x, y, z);
       case KernelKind::softmax_fwd: return softmax_cta(k_.as<SoftmaxPlan>(), false, x, y, z);
       case KernelKind::softmax_bwd: return softmax_cta(k_.as<SoftmaxPlan>(), true, x, y, z);
       case KernelKind::elementwise: return elementwise_cta(k_.as<schedule::ElementwisePlan>(), x, y, z);
@@ -528,7 +536,10 @@ i64 footprint_one(const Problem& p, Algorithm a, Pass pass, i64 bm, i64 bn, cons
     case Algorithm::standard_eager: {
       const schedule::GemmSchedule g{1, 1, 1, gemm.m, gemm.n, gemm.k, 1, 1, e};
       const schedule::RowSoftmaxSchedule sm{p.seq_q, p.seq_k, hs, e, sram_limit, fwd ? 1 : 2};
-      return max_i64(g.sram_bytes(), sm.sram_bytes());
+      // The wgmma GEMM's three TMA stages and their barriers (what it launches with).
+      const i64 gemm_bytes =
+          gemm.impl == schedule::GemmImpl::wgmma ? schedule::WgmmaGemmShape::kSmemBytes : g.sram_bytes();
+      return max_i64(gemm_bytes, sm.sram_bytes());
     }
   }
   return 0;

@@ -95,6 +95,11 @@ KernelAvailability kernel_availability(const workload::Problem& p, Algorithm a, 
   if (!r.reason.empty()) return r;
   r.full = compiled(KernelMenu::full, a, pass, p.head_dim, bm, bn, gemm);
   r.ci = compiled(KernelMenu::ci, a, pass, p.head_dim, bm, bn, gemm);
+  if (workload::is_standard(a) && gemm.impl == schedule::GemmImpl::wgmma) {
+    // The wgmma kernel (its one tile) is in every menu; where N_k rows are not
+    // 16-byte multiples the GEMMs fall back to mma.sync, whose menus decide.
+    if (p.seq_k * p.elem_bytes() % 16 == 0) r.full = r.ci = true;
+  }
   if (r.full) return r;
   if (workload::is_standard(a)) {
     r.reason = "GEMM tile " + gemm_text(gemm.m, gemm.n, gemm.k) + " is not compiled (full menu: " + full_gemm_menu() + ")";

@@ -54,9 +54,11 @@ namespace hw = hopper;
 
 constexpr int kTM = static_cast<int>(kWgmmaTileM), kTN = static_cast<int>(kWgmmaTileN);
 constexpr int kTK = static_cast<int>(kWgmmaTileK);
-constexpr int kStages = 3;
-constexpr int kConsumerThreads = 256, kThreads = kConsumerThreads + 32;
-constexpr int kConsumerWarps = kConsumerThreads / 32;
+// The shape the plan launches and the simulator times (schedule::WgmmaGemmShape).
+using Shape = schedule::WgmmaGemmShape;
+constexpr int kStages = static_cast<int>(Shape::kStages);
+constexpr int kConsumerWarps = static_cast<int>(Shape::kConsumerWarps);
+constexpr int kConsumerThreads = 32 * kConsumerWarps, kThreads = static_cast<int>(Shape::kThreads);
 constexpr int kHalfBytes = 64 * 64 * 2;             // one [64][64] swizzled box
 constexpr int kABytes = kTM * kTK * 2, kBBytes = kTN * kTK * 2;
 constexpr int kStageBytes = kABytes + kBBytes;
@@ -64,6 +66,8 @@ constexpr int kBarrierBytes = 2 * kStages * 8;
 // The dynamic shared memory: the stages, the barriers, and 1 KB of slack to
 // align the stages to the swizzle's 1024-byte period.
 constexpr int kSmemBytes = kStages * kStageBytes + kBarrierBytes + 1024;
+static_assert(kSmemBytes == Shape::kSmemBytes && kStageBytes == Shape::kStageBytes, "the plan's shared memory");
+static_assert(kThreads == kConsumerThreads + 32, "one producer warp");
 static_assert(kTK * 2 == 128, "a chunk row is one 128-byte swizzle row");
 static_assert(kTM == 128 && kTN == 128, "two m64n128 warpgroups per 128 x 128 tile");
 static_assert(kABytes == 2 * kHalfBytes && kBBytes == 2 * kHalfBytes, "MN-major chunks are two 64-column halves");
@@ -244,7 +248,7 @@ __device__ __forceinline__ void consume(const WgmmaGemmParams& p, std::uint8_t* 
 }
 
 template <class T, bool A_KC, bool B_KC>
-__global__ void __launch_bounds__(kThreads, 2) wgmma_gemm_kernel(const __grid_constant__ WgmmaGemmParams p) {
+__global__ void __launch_bounds__(kThreads, Shape::kMinCtasPerSm) wgmma_gemm_kernel(const __grid_constant__ WgmmaGemmParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) std::uint8_t wgmma_smem_raw[];
   std::uint8_t* smem = wgmma_smem_raw + ((1024 - (hw::smem_addr(wgmma_smem_raw) & 1023)) & 1023);
