@@ -181,6 +181,43 @@ BOOST_AUTO_TEST_CASE(the_sm_l2_bytes_count_the_register_spills) {
   }
 }
 
+// Standard attention on an sm_90 profile: the wgmma GEMM's one tile is a
+// candidate beside the mma.sync tiles (named "128x128x64 wgmma", impl in the
+// CSV and JSON), timed as `simulate --gemm-impl wgmma` times it; the reason
+// compares the winner with the same tile on the other kernel. Not on sm_80.
+BOOST_AUTO_TEST_CASE(hopper_profiles_rank_the_wgmma_gemm_beside_the_mma_tiles) {
+  const std::string problem = "--algo standard --heads 4 --seq 512 --head-dim 64";
+  const auto tree = explore_json("--profile h200 " + problem);
+  const pt::ptree* wgmma = nullptr;
+  const pt::ptree* mma = nullptr;
+  const auto all = array_of(tree, "candidates");
+  for (const auto& c : all) {
+    if (c.get<std::string>("label") == "128x128x64 wgmma") wgmma = &c;
+    if (c.get<std::string>("label") == "128x128x64") mma = &c;
+  }
+  BOOST_TEST_REQUIRE((wgmma && mma));
+  BOOST_TEST(wgmma->get<std::string>("gemm.impl") == "wgmma");
+  BOOST_TEST(mma->get<std::string>("gemm.impl") == "mma");
+  BOOST_TEST(wgmma->get<long long>("sram_bytes") == iosim::schedule::WgmmaGemmShape::kSmemBytes);
+  const auto s = json_of("simulate --json --profile h200 " + problem + " --gemm-impl wgmma");
+  BOOST_TEST(s.get<double>("time.seconds") == wgmma->get<double>("time_s"));
+  const std::string other = tree.get<std::string>("recommended") == "128x128x64 wgmma" ? "the mma.sync kernel"
+                                                                                       : "the wgmma kernel";
+  if (tree.get<std::string>("recommended").rfind("128x128x64", 0) == 0)
+    BOOST_TEST(contains(tree.get<std::string>("reason"), "the same tile on " + other), tree.get<std::string>("reason"));
+  const auto csv = lines_of(run_cli("explore --format csv --jobs 2 --profile h200 " + problem, "", false).out);
+  BOOST_TEST_REQUIRE(!csv.empty());
+  BOOST_TEST(contains(csv[0], ",gemm_k,gemm_impl,warps,"), csv[0]);
+  std::size_t wgmma_rows = 0;
+  for (const auto& line : csv) wgmma_rows += contains(line, ",128,128,64,wgmma,") ? 1 : 0;
+  BOOST_TEST(wgmma_rows == 1u);
+  for (const auto& c : array_of(explore_json("--profile a100 " + problem), "candidates"))
+    BOOST_TEST(c.get<std::string>("gemm.impl") == "mma", c.get<std::string>("label"));
+  const auto bad = run_cli("explore --profile h200 " + problem + " --gemm-impl wgmma");
+  BOOST_TEST(bad.exit_code != 0);
+  BOOST_TEST(contains(bad.out, "explore: --gemm-impl sets the tiling"), bad.out);
+}
+
 BOOST_AUTO_TEST_CASE(the_recommendation_is_the_top_ranked_candidate) {
   const auto tree = explore_json(kFa2);
   const auto top = array_of(tree, "candidates").front();

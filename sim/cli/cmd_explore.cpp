@@ -35,7 +35,8 @@ const char* const kSummary =
     "its neighbours (each size halved and doubled): bound, occupancy, DRAM and SM<->L2 bytes.\n\n"
     "Candidates: FlashAttention's B_r x B_c from {16, 32, 64, 128, 256} (the sizes the kernel menu is made\n"
     "of; the warps and FA2 backward's Q/dO buffers follow from B_r, B_c and d, as in the kernels);\n"
-    "standard attention's GEMM tile m x n x k from {32, 64, 128}. A candidate is feasible when the pass's\n"
+    "standard attention's GEMM tile m x n x k from {32, 64, 128} on the mma.sync kernel, and on sm_90\n"
+    "profiles the wgmma kernel's one tile, 128x128x64 wgmma. A candidate is feasible when the pass's\n"
     "shared memory (the schedule's rule) fits the profile's per-block limit and every kernel's CTA as\n"
     "launched (shared memory, registers, threads) fits an SM. 'kernel' marks the tilings compiled in\n"
     "iosim-kernels' full menu (sim/schedule/kernel_menu.h; 'ci' when CI's small menu has them too).\n\n"
@@ -63,7 +64,7 @@ ArgParser explore_parser() {
 // Flags that choose a tiling or write one run's output: explore chooses the
 // tiling itself.
 void reject_single_run_flags(const ArgParser& a) {
-  for (const char* f : {"block-m", "block-n", "gemm-m", "gemm-n", "gemm-k"})
+  for (const char* f : {"block-m", "block-n", "gemm-m", "gemm-n", "gemm-k", "gemm-impl"})
     if (a.has(f))
       throw InputError(std::string("explore: --") + f +
                        " sets the tiling, which explore chooses; give it to 'iosim simulate' to run one tiling");
@@ -238,7 +239,7 @@ void write_text(std::ostream& out, const Exploration& x) {
       << " feasible" << (x.compiled_only ? ", " + std::to_string(x.ranked.size()) + " of them compiled (--compiled-only)" : "")
       << "; kernel: compiled in iosim-kernels' full menu (ci: in CI's menu too)\n\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%4s  %-11s %5s %6s %9s %6s %11s %7s %10s %10s %6s %6s %5s  %s\n", "rank",
+  std::snprintf(line, sizeof line, "%4s  %-16s %5s %6s %9s %6s %11s %7s %10s %10s %6s %6s %5s  %s\n", "rank",
                 standard ? "GEMM tile" : "Br x Bc", "warps", standard ? "" : "stages", "smem B", "kernel", "time us",
                 "vs best", "DRAM MB", "L2 MB", "L2 hit", "CTA/SM", "waves", "bound (longest kernel)");
   out << line;
@@ -247,7 +248,7 @@ void write_text(std::ostream& out, const Exploration& x) {
     const Candidate& c = r.candidate;
     const Prediction& p = r.prediction;
     const std::string stages = c.q_stages > 0 ? std::to_string(c.q_stages) : "-";
-    std::snprintf(line, sizeof line, "%4lld  %-11s %5s %6s %9lld %6s %11s %7s %10s %10s %5s%% %6lld %5lld  %s: %s\n",
+    std::snprintf(line, sizeof line, "%4lld  %-16s %5s %6s %9lld %6s %11s %7s %10s %10s %5s%% %6lld %5lld  %s: %s\n",
                   static_cast<long long>(r.rank), c.label().c_str(), c.warps.c_str(), standard ? "" : stages.c_str(),
                   static_cast<long long>(c.sram_bytes), c.compiled ? menu_of(c).c_str() : "-",
                   fixed(p.seconds * 1e6, 1).c_str(), ("+" + fixed(100 * (p.seconds / best - 1), 1) + "%").c_str(),
@@ -274,7 +275,7 @@ void write_text(std::ostream& out, const Exploration& x) {
 }
 
 const char* const kCsvHeader =
-    "rank,block_m,block_n,gemm_m,gemm_n,gemm_k,warps,q_stages,sram_bytes,compiled,menu,time_s,dram_read_bytes,"
+    "rank,block_m,block_n,gemm_m,gemm_n,gemm_k,gemm_impl,warps,q_stages,sram_bytes,compiled,menu,time_s,dram_read_bytes,"
     "dram_write_bytes,dram_bytes,l2_bytes,l2_hit_rate,ctas_per_sm,occupancy_limiter,waves,bound,bound_kernel,recommended";
 
 std::string exact(double v) {
@@ -292,7 +293,8 @@ void write_csv(std::ostream& out, const Exploration& x) {
     const bool gemm = c.block_m == 0;
     auto size = [](bool has, i64 v) { return has ? std::to_string(v) : std::string(); };
     out << r.rank << "," << size(!gemm, c.block_m) << "," << size(!gemm, c.block_n) << "," << size(gemm, c.gemm.m)
-        << "," << size(gemm, c.gemm.n) << "," << size(gemm, c.gemm.k) << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
+        << "," << size(gemm, c.gemm.n) << "," << size(gemm, c.gemm.k) << ","
+        << (gemm ? (c.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma") : "") << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
         << menu_of(c) << "," << exact(p.seconds) << "," << p.dram_read_bytes << "," << p.dram_write_bytes << ","
         << p.dram_bytes() << "," << p.l2_bytes << "," << exact(p.l2_hit_rate) << "," << p.ctas_per_sm << ","
         << p.occupancy_limiter << "," << p.waves << "," << p.bound << "," << p.bound_kernel << ","
@@ -302,7 +304,8 @@ void write_csv(std::ostream& out, const Exploration& x) {
 
 void write_candidate_json(report::JsonWriter& j, const Candidate& c) {
   j.field("label", c.label()).field("block_m", c.block_m).field("block_n", c.block_n);
-  j.key("gemm").begin_object().field("m", c.gemm.m).field("n", c.gemm.n).field("k", c.gemm.k).end_object();
+  j.key("gemm").begin_object().field("m", c.gemm.m).field("n", c.gemm.n).field("k", c.gemm.k);
+  j.field("impl", c.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma").end_object();
   j.field("warps", c.warps).field("q_stages", c.q_stages).field("sram_bytes", c.sram_bytes);
   j.field("compiled", c.compiled);
   if (c.compiled) j.field("menu", menu_of(c));

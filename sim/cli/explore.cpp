@@ -22,7 +22,8 @@ using workload::Pass;
 
 std::string Candidate::label() const {
   if (block_m == 0)
-    return std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k);
+    return std::to_string(gemm.m) + "x" + std::to_string(gemm.n) + "x" + std::to_string(gemm.k) +
+           (gemm.impl == schedule::GemmImpl::wgmma ? " wgmma" : "");
   return std::to_string(block_m) + "x" + std::to_string(block_n);
 }
 
@@ -99,6 +100,11 @@ std::vector<Candidate> enumerate_candidates(const workload::Problem& p, Algorith
     for (const i64 m : schedule::kMenuGemmSizes)
       for (const i64 n : schedule::kMenuGemmSizes)
         for (const i64 k : schedule::kMenuGemmSizes) add(0, 0, {m, n, k});
+    // Hopper: the wgmma kernel's one tile too (kernels/standard/sm90a).
+    if (profile.compute_capability == "9.0") {
+      using W = schedule::WgmmaGemmShape;
+      add(0, 0, {W::kTileM, W::kTileN, W::kTileK, schedule::GemmImpl::wgmma});
+    }
   } else if (a == Algorithm::fa3) {  // its kernel's one tile
     add(schedule::Fa3ForwardSchedule::kBlockM, schedule::Fa3ForwardSchedule::kBlockN, {});
   } else {
@@ -256,6 +262,7 @@ std::vector<std::pair<std::string, i64>> sizes_of(const Candidate& c) {
 }
 
 bool same_but(const Candidate& a, const Candidate& b, std::size_t dim) {
+  if (a.gemm.impl != b.gemm.impl) return false;
   const auto sa = sizes_of(a), sb = sizes_of(b);
   for (std::size_t d = 0; d < sa.size(); ++d)
     if (d != dim && sa[d].second != sb[d].second) return false;
@@ -276,11 +283,12 @@ std::string traffic_change(const Prediction& w, const Prediction& n, bool less) 
   return out;
 }
 
-// One clause: what moving one size away from the winner's does.
-std::string neighbour_clause(const Ranked& w, const Ranked& n, const std::string& dim, i64 from, i64 to) {
+// One clause: what the neighbour `what` (one size away from the winner's, or
+// the same GEMM tile on the other kernel) does.
+std::string neighbour_clause(const Ranked& w, const Ranked& n, std::string what) {
   const Prediction &a = w.prediction, &b = n.prediction;
   const double slower = b.seconds / a.seconds - 1;
-  std::string s = (to > from ? "larger " : "smaller ") + dim + " (" + std::to_string(to) + ")";
+  std::string s = std::move(what);
   const std::string cut = traffic_change(a, b, true), added = traffic_change(a, b, false);
   std::vector<std::string> parts;
   if (!cut.empty()) parts.push_back("cuts " + cut);
@@ -310,7 +318,15 @@ std::string recommendation_reason(const std::vector<Ranked>& ranked, Algorithm a
     for (const i64 to : {sizes[d].second / 2, sizes[d].second * 2})
       for (const Ranked& n : ranked)
         if (same_but(w.candidate, n.candidate, d) && sizes_of(n.candidate)[d].second == to)
-          clauses.push_back(neighbour_clause(w, n, sizes[d].first, sizes[d].second, to));
+          clauses.push_back(neighbour_clause(
+              w, n, (to > sizes[d].second ? "larger " : "smaller ") + sizes[d].first + " (" + std::to_string(to) + ")"));
+  for (const Ranked& n : ranked)  // the same GEMM tile on the other kernel (Hopper: mma.sync or wgmma)
+    if (n.candidate.block_m == 0 && w.candidate.block_m == 0 && n.candidate.gemm.impl != w.candidate.gemm.impl &&
+        sizes_of(n.candidate) == sizes)
+      clauses.push_back(neighbour_clause(
+          w, n, std::string("the same tile on ") + (n.candidate.gemm.impl == schedule::GemmImpl::wgmma
+                                                        ? "the wgmma kernel (TMA, wgmma)"
+                                                        : "the mma.sync kernel")));
   if (clauses.empty())
     return s + "; no neighbouring " + (algorithm == Algorithm::standard ? "GEMM tile" : "tile") +
            " (each size halved or doubled) is among the candidates";

@@ -28,12 +28,13 @@ struct Candidate {
   std::string why_not;       // when !fits
   bool compiled = false;     // every kernel of the pass is in iosim-kernels' full menu
   bool compiled_ci = false;  // ... and in the CI menu
-  std::string label() const;  // "128x64", or the GEMM tile "128x128x32"
+  std::string label() const;  // "128x64", or the GEMM tile "128x128x32" ("128x128x64 wgmma": the Hopper kernel)
 };
 
 // Every candidate of the algorithm, in a fixed order (B_r, then B_c, from
-// kMenuBlockSizes; GEMM tiles m, n, k from kMenuGemmSizes), each with whether
-// it fits the profile and why not.
+// kMenuBlockSizes; GEMM tiles m, n, k from kMenuGemmSizes, then on sm_90
+// profiles the wgmma GEMM's one tile), each with whether it fits the profile
+// and why not.
 std::vector<Candidate> enumerate_candidates(const workload::Problem& problem, workload::Algorithm algorithm,
                                             workload::Pass pass, const profile::HardwareProfile& profile);
 // The sizes enumerated, for messages: "B_r, B_c in {16, 32, 64, 128, 256}".
