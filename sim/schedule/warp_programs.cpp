@@ -1236,8 +1236,8 @@ WarpProgram gemm_epilogue(const GemmPlan& g, i64 elem, bool first_work) {
 // Compute's per-instruction executed counts give per consumer warp on the
 // H200 (experiments/results/2026-12-02-h200-wgmma-gemm-model: S = Q K^T at
 // d 128 for the k-contiguous B, O = P V at d 64 and 128 for the n-contiguous
-// B; the m-contiguous A of dV and dK, not profiled, takes P V's counts). The
-// mbarrier spin-waits (3-instruction try_wait loops) are waits, not work.
+// B, dV at d 64 and 128 and dK at d 64 for the m-contiguous A). The mbarrier
+// spin-waits (3-instruction try_wait loops) are waits, not work.
 struct WgmmaGemmSass {
   SassRegion chunk;      // per chunk
   SassRegion tile;       // per output tile beyond its chunks (wait, C stored), all but the CTA's last
@@ -1250,12 +1250,14 @@ WgmmaGemmSass wgmma_gemm_sass(const GemmPlan& g) {
     const SassRegion tile{80, 0, 366};
     return {{15, 0, 82}, tile, tile + SassRegion{14, 3, 114} + SassRegion{19, 6, 73}};
   }
-  // O = P V, dQ = dS K, dV, dK: n = d, one output tile per CTA, so its tile
-  // and once-per-CTA counts come as one group (pv-d64 / pv-d128: 383 / 427,
-  // + 72 by every warp); each chunk after the first also releases the
-  // previous stage (4 instructions).
+  // O = P V, dQ = dS K (A k-contiguous) and dV, dK (A m-contiguous: 4 more
+  // descriptor instructions per chunk): n = d, one output tile per CTA, so
+  // its tile and once-per-CTA counts come as one group (pv-d64 / pv-d128,
+  // dv-d64 / dv-d128: 383 / 427, + 72 by every warp); each chunk after the
+  // first also releases the previous stage (4 instructions).
   const SassRegion last = g.s.n > 64 ? SassRegion{91, 3, 427} : SassRegion{79, 3, 383};
-  return {{16, 0, 89}, last, last + SassRegion{19, 6, 72}};
+  const SassRegion chunk = g.a.k_contiguous ? SassRegion{15, 0, 85} : SassRegion{15, 0, 89};
+  return {chunk + SassRegion{1, 0, 4}, last, last + SassRegion{19, 6, 72}};
 }
 
 WarpProgram wgmma_gemm_chunk(const GemmPlan& g) {
