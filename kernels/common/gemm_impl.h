@@ -2,9 +2,6 @@
 // iosim-kernels --gemm-impl). Host code without CUDA headers: the harness's
 // flag parser (kernels/harness/run_flags.cpp) builds without nvcc.
 #pragma once
-#include <optional>
-#include <string_view>
-
 #include "sim/schedule/plan.h"
 
 namespace iosim::kernels {
@@ -13,15 +10,8 @@ namespace iosim::kernels {
 // plan names). mma: mma.sync + cp.async (kernels/standard/standard_gemm.cu),
 // every device; the kernel the main validation grids measured, so the default.
 // wgmma: wgmma + TMA (kernels/standard/sm90a), sm_90 devices and tile
-// 128x128x64 only; a GEMM whose operands TMA cannot read (rows not 16-byte
-// aligned) falls back to mma, GEMM by GEMM.
+// 128x128x64 only; where TMA cannot read a GEMM's rows (N_k not a multiple
+// of 8 elements) the plan gives that GEMM to mma (schedule::make_plan).
 using schedule::GemmImpl;
-
-inline const char* to_string(GemmImpl impl) { return impl == GemmImpl::wgmma ? "wgmma" : "mma"; }
-inline std::optional<GemmImpl> parse_gemm_impl(std::string_view s) {
-  if (s == "mma") return GemmImpl::mma;
-  if (s == "wgmma") return GemmImpl::wgmma;
-  return std::nullopt;
-}
 
 }  // namespace iosim::kernels

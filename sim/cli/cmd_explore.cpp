@@ -294,7 +294,7 @@ void write_csv(std::ostream& out, const Exploration& x) {
     auto size = [](bool has, i64 v) { return has ? std::to_string(v) : std::string(); };
     out << r.rank << "," << size(!gemm, c.block_m) << "," << size(!gemm, c.block_n) << "," << size(gemm, c.gemm.m)
         << "," << size(gemm, c.gemm.n) << "," << size(gemm, c.gemm.k) << ","
-        << (gemm ? (c.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma") : "") << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
+        << (gemm ? schedule::gemm_impl_name(c.gemm.impl) : "") << "," << c.warps << "," << c.q_stages << "," << c.sram_bytes << "," << (c.compiled ? 1 : 0) << ","
         << menu_of(c) << "," << exact(p.seconds) << "," << p.dram_read_bytes << "," << p.dram_write_bytes << ","
         << p.dram_bytes() << "," << p.l2_bytes << "," << exact(p.l2_hit_rate) << "," << p.ctas_per_sm << ","
         << p.occupancy_limiter << "," << p.waves << "," << p.bound << "," << p.bound_kernel << ","
@@ -305,7 +305,7 @@ void write_csv(std::ostream& out, const Exploration& x) {
 void write_candidate_json(report::JsonWriter& j, const Candidate& c) {
   j.field("label", c.label()).field("block_m", c.block_m).field("block_n", c.block_n);
   j.key("gemm").begin_object().field("m", c.gemm.m).field("n", c.gemm.n).field("k", c.gemm.k);
-  j.field("impl", c.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma").end_object();
+  j.field("impl", schedule::gemm_impl_name(c.gemm.impl)).end_object();
   j.field("warps", c.warps).field("q_stages", c.q_stages).field("sram_bytes", c.sram_bytes);
   j.field("compiled", c.compiled);
   if (c.compiled) j.field("menu", menu_of(c));

@@ -165,7 +165,7 @@ void write_count_fields(JsonWriter& j, const profile::HardwareProfile& prof, con
       .field("m", run.gemm.m)
       .field("n", run.gemm.n)
       .field("k", run.gemm.k)
-      .field("impl", run.gemm.impl == schedule::GemmImpl::wgmma ? "wgmma" : "mma")
+      .field("impl", schedule::gemm_impl_name(run.gemm.impl))
       .end_object();
   j.end_object();
   write_kernel_note(j, kernel_note(run));

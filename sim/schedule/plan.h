@@ -54,6 +54,8 @@ enum class KernelKind : std::uint8_t {
 // GPU, any compiled tile) or Hopper's TMA + wgmma (sm_90, WgmmaGemmShape's one
 // tile). Same schedule and bytes; the plan gives them different kernel kinds.
 enum class GemmImpl : std::uint8_t { mma, wgmma };
+// "mma" or "wgmma": the flag's value (--gemm-impl) and the JSON's.
+constexpr const char* gemm_impl_name(GemmImpl impl) { return impl == GemmImpl::wgmma ? "wgmma" : "mma"; }
 
 // Tile sizes of standard attention's GEMMs (tile_m x tile_n output tile,
 // tile_k deep chunks along the reduction) and their kernel.
