@@ -1254,7 +1254,9 @@ WgmmaGemmSass wgmma_gemm_sass(const GemmPlan& g) {
   // descriptor instructions per chunk): n = d, one output tile per CTA, so
   // its tile and once-per-CTA counts come as one group (pv-d64 / pv-d128,
   // dv-d64 / dv-d128: 383 / 427, + 72 by every warp); each chunk after the
-  // first also releases the previous stage (4 instructions).
+  // first also releases the previous stage (4 instructions). With n > 128
+  // (d 256: two output tiles) a tile's own share was not measured apart; the
+  // whole group stands for it.
   const SassRegion last = g.s.n > 64 ? SassRegion{91, 3, 427} : SassRegion{79, 3, 383};
   const SassRegion chunk = g.a.k_contiguous ? SassRegion{15, 0, 85} : SassRegion{15, 0, 89};
   return {chunk + SassRegion{1, 0, 4}, last, last + SassRegion{19, 6, 72}};
