@@ -12,6 +12,7 @@
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +72,52 @@ BOOST_AUTO_TEST_CASE(default_scenario_prints_all_three_algorithms_with_exact_for
     BOOST_TEST(j.get<double>("time.seconds") > 0.0, algorithms.back());
   }
   BOOST_TEST((algorithms == std::vector<std::string>{"standard", "fa1", "fa2"}));
+}
+
+// The default run is fast (fast-forward and 1 in 16 L2 set groups) and says
+// so; --exact runs the engine exactly. Both count the same bytes; time and
+// DRAM bytes agree within the 1% the output claims.
+BOOST_AUTO_TEST_CASE(default_run_is_fast_says_so_and_exact_on_request) {
+  const Result text = run("");
+  BOOST_TEST_REQUIRE(text.exit_code == 0, text.out);
+  BOOST_TEST(contains(text.out, "APPROXIMATE, for speed"));
+  BOOST_TEST(contains(text.out, "--exact runs the engine exactly"));
+  const auto fast = json_of(""), exact = json_of("--exact");
+  BOOST_REQUIRE(fast.size() == 3u);
+  BOOST_REQUIRE(exact.size() == 3u);
+  for (auto f = fast.begin(), x = exact.begin(); f != fast.end(); ++f, ++x) {
+    const pt::ptree &a = f->second, &b = x->second;
+    const std::string algo = a.get<std::string>("algorithm");
+    BOOST_TEST(a.get<bool>("engine.fast_forward"), algo);
+    BOOST_TEST(a.get<int>("engine.l2_set_sampling") == 16, algo);
+    BOOST_TEST(!b.get<bool>("engine.fast_forward"), algo);
+    BOOST_TEST(b.get<int>("engine.l2_set_sampling") == 1, algo);
+    BOOST_TEST(a.get<long long>("requests.total_bytes") == b.get<long long>("requests.total_bytes"), algo);
+    BOOST_TEST(a.get<long long>("fast_forward.skipped_steps") > 0, algo);
+    BOOST_TEST(b.get<long long>("fast_forward.skipped_steps") == 0, algo);
+    auto close = [&](const char* key) {
+      const double u = a.get<double>(key), v = b.get<double>(key);
+      BOOST_TEST(std::abs(u - v) <= 0.01 * v, algo << " " << key << ": " << u << " vs exact " << v);
+    };
+    for (const char* key : {"time.seconds", "dram.read_bytes", "dram.write_bytes"}) close(key);
+  }
+}
+
+// --fast-forward is one of the engine's flags; it cannot draw a timeline.
+BOOST_AUTO_TEST_CASE(fast_forward_is_a_flag_and_refuses_a_timeline) {
+  const std::string big = "simulate --profile a100 --algo standard --batch 8 --heads 16 --seq 1024 --head-dim 64";
+  const auto j = json_of(big + " --fast-forward");
+  BOOST_TEST(j.get<bool>("engine.fast_forward"));
+  long long skipped = 0;
+  for (const auto& k : j.get_child("kernels")) skipped += k.second.get<long long>("fast_forward.skipped_ctas");
+  BOOST_TEST(skipped > 0);
+  BOOST_TEST(!json_of(big).get<bool>("engine.fast_forward"));
+  const Result r = run(big + " --fast-forward --timeline /tmp/iosim_never_written.json");
+  BOOST_TEST(r.exit_code != 0);
+  BOOST_TEST(contains(r.out, "--fast-forward cannot be combined with --timeline"), r.out);
+  BOOST_TEST(!std::filesystem::exists("/tmp/iosim_never_written.json"));
+  const Result text = run(big + " --fast-forward");
+  BOOST_TEST(contains(text.out, "APPROXIMATE: fast-forward ran"), text.out);
 }
 
 BOOST_AUTO_TEST_CASE(simulate_json_has_documented_keys_and_integer_bytes) {

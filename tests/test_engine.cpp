@@ -24,6 +24,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/sm_model.h"
 #include "sim/report/engine_report.h"
+#include "tests/attention_trace.h"
 
 using namespace iosim;
 using engine::EngineOptions;
@@ -140,18 +141,7 @@ SimulationResult run(ListSource& source, const profile::HardwareProfile& p, Engi
 
 trace::AlgorithmTrace build(const profile::HardwareProfile& p, workload::Algorithm a, Pass pass, i64 batch, i64 heads,
                             i64 n, i64 d, bool causal = false, i64 kv_heads = 0) {
-  workload::Problem prob;
-  prob.batch = batch;
-  prob.heads = heads;
-  prob.kv_heads = kv_heads > 0 ? kv_heads : heads;
-  prob.seq_q = prob.seq_k = n;
-  prob.head_dim = d;
-  prob.causal = causal;
-  trace::TraceOptions o;
-  o.algorithm = a;
-  o.pass = pass;
-  o.sram_limit_bytes = p.smem_per_block_bytes;
-  return trace::build_trace(prob, o);
+  return testing::build_attention(p, a, pass, batch, heads, n, d, causal, kv_heads);
 }
 
 i64 tensor_bytes(const trace::AlgorithmTrace& run, trace::TensorId t) { return run.tensors->info(t).bytes(); }

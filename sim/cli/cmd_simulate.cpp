@@ -30,7 +30,7 @@ int cmd_simulate(const Args& args, std::ostream& out) {
     return 0;
   }
   SimulateRun r = plan_simulate_run(parser, scenario_from_flags(parser));
-  if (const std::string notice = report::long_run_notice(r.work, r.walk, !r.counts_only); !notice.empty())
+  if (const std::string notice = report::long_run_notice(r.work, r.walk, !r.counts_only, r.options.fast_forward); !notice.empty())
     std::cerr << notice << std::endl;
   report::ProgressBar bar(std::cerr, report::stderr_is_terminal());
   execute_simulate_run(r, bar);

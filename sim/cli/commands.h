@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/cli/args.h"
+#include "sim/engine/engine.h"
 
 namespace iosim::cli {
 
@@ -16,6 +17,9 @@ using Args = std::vector<std::string>;
 
 int cmd_default(const Args& args);   // `iosim` alone: the GPT-2 medium comparison
 ArgParser default_parser();          // its flags (listed by `iosim --help`)
+// The engine options of the default run: fast (fast-forward and 1 in 16 L2
+// set groups) unless `exact`.
+engine::EngineOptions default_engine_options(bool exact);
 int cmd_simulate(const Args& args, std::ostream& out);  // `iosim simulate ...`
 void add_simulate_flags(ArgParser& parser);  // its flags but --json (`iosim sweep` takes them too)
 // `iosim sweep ...`: simulate over lists and ranges of flag values

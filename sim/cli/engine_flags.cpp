@@ -24,6 +24,10 @@ void add_engine_flags(ArgParser& p) {
       .add("l2-copies", Kind::text, "on|off",
            "a read from the far L2 half also copies the line into the near one, in the whole L2 (measured on the "
            "H200); off: one slot per line in l2.effective_size [the profile's l2.far_copies; off with --l2-sample]")
+      .add("fast-forward", Kind::flag, "",
+           "approximate, for long runs: in kernels of 10+ waves, skip the steady middle's CTAs and charge them the "
+           "time and L2/DRAM counts of the stretch run just before, per request byte (their request bytes and FLOPs "
+           "stay exact; docs/engine.md gives the measured error)")
       .add("kernel-gap", Kind::real, "SECONDS", "idle time between kernels (launch overhead) [0]");
 }
 
@@ -46,6 +50,9 @@ engine::EngineOptions engine_options_from_flags(const ArgParser& a) {
     o.timeline_max_events = *cap;
   }
   o.cold_l2_per_kernel = a.flag("cold-l2");
+  o.fast_forward = a.flag("fast-forward");
+  if (o.fast_forward && !o.timeline_path.empty())
+    throw InputError("--fast-forward cannot be combined with --timeline (a timeline shows every CTA; fast-forward skips some)");
   o.l2_replacement = a.text("l2-policy").value_or(o.l2_replacement);
   if (const auto window = a.real("merge-window")) o.l2_merge_window_cycles = *window;  // else the profile's
   if (const auto limit = a.text("l2-dirty-limit")) o.l2_dirty_limit_bytes = dirty_limit(*limit);

@@ -70,6 +70,18 @@ struct EngineOptions {
   // a power of two up to 256). An approximation for fast sweeps:
   // docs/engine.md gives its measured error.
   int l2_set_sampling = 1;
+  // Fast-forward (approximate): in a kernel of many waves, the CTAs of its
+  // steady middle are not run; they are charged the time and the memory
+  // counters of an equal stretch run just before them, scaled by their
+  // request bytes (which, like their FLOPs, steps and instructions, stay
+  // exact: their trace is walked). docs/engine.md, "Fast-forward", gives the
+  // rule and its measured error. Off with a timeline.
+  bool fast_forward = false;
+  // Time each kernel's warp programs alone and at occupancy for the report
+  // (KernelResult::programs); a program whose loads the engine times runs
+  // there in another form, so this is extra SM-model work (about 6% of the
+  // default run's time). Off: programs is empty.
+  bool program_timings = true;
   // Idle time between consecutive kernels (launch overhead), seconds.
   double kernel_gap_seconds = 0;
   // Chrome Trace Event output (empty: none) and its event cap.
@@ -140,6 +152,17 @@ struct KernelResult {
   // steps: also in the L2 counters above, as tensor "local"; not in the trace.
   LocalTraffic local;
   i64 local_l1_bytes = 0;  // L1 beside shared memory on each SM (0: no local accesses)
+
+  // Fast-forward (fast_forward.h): the work skipped and charged at the rates
+  // of a window that ran just before it (all 0: the kernel ran whole).
+  struct FastForward {
+    i64 window_ctas = 0;   // whole CTAs skipped: the window's CTAs (whole waves)
+    i64 skipped_ctas = 0;
+    i64 window_steps = 0;  // steps skipped within CTAs: each CTA's window of steps
+    i64 skipped_steps = 0;  // steps not run, in all (of skipped CTAs too)
+    double skipped_cycles = 0;  // time charged for them
+  };
+  FastForward fast_forward;
 
   double start_seconds = 0;
   double seconds = 0;

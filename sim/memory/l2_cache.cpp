@@ -130,6 +130,28 @@ L2Counters L2Counters::minus(const L2Counters& o) const {
   return d;
 }
 
+void L2Counters::add(const L2Counters& o) {
+  for (int k = 0; k < kAccessKinds; ++k) kind[static_cast<size_t>(k)].add(o.kind[static_cast<size_t>(k)]);
+  if (tensor.size() < o.tensor.size()) tensor.resize(o.tensor.size());
+  for (size_t t = 0; t < o.tensor.size(); ++t) {
+    auto& a = tensor[t];
+    const auto& b = o.tensor[t];
+    a.read_bytes += b.read_bytes;
+    a.write_bytes += b.write_bytes;
+    a.hit_sectors += b.hit_sectors;
+    a.miss_sectors += b.miss_sectors;
+    a.fetch_sectors += b.fetch_sectors;
+    a.writeback_sectors += b.writeback_sectors;
+  }
+  fetch_sectors += o.fetch_sectors;
+  writeback_sectors += o.writeback_sectors;
+  early_writeback_sectors += o.early_writeback_sectors;
+  line_visits += o.line_visits;
+  fast_path_requests += o.fast_path_requests;
+  dirty_mark_visits += o.dirty_mark_visits;
+  unsampled_requests += o.unsampled_requests;
+}
+
 // ---------------------------------------------------------------------------
 struct L2Cache::TileRecord {
   u64 addr = 0;
@@ -412,7 +434,8 @@ u32 L2Cache::find_or_create_record(const trace::RangeAccess& a, double now, unsi
 void L2Cache::prefetch(const trace::RangeAccess& a) const {
   const u64 h = hash_key(a.addr, a.row_bytes, a.rows, a.stride);
   __builtin_prefetch(record_slots_.data() + (h & (record_slots_.size() - 1)));
-  if (a.row_bytes <= 0 || a.rows < 1) return;
+  // Sampled sets are few enough to stay in the host's caches.
+  if (a.row_bytes <= 0 || a.rows < 1 || sampling_ > 1) return;
   constexpr i64 kLines = 4;
   const i64 per_row = std::min(kLines, static_cast<i64>(((a.addr + static_cast<u64>(a.row_bytes) - 1) >> line_shift_) -
                                                         (a.addr >> line_shift_) + 1));

@@ -171,6 +171,7 @@ struct L2Counters {
   i64 unsampled_requests = 0;          // set sampling: requests with no line in a sampled set
   L2KindCounts total() const;
   L2Counters minus(const L2Counters& o) const;
+  void add(const L2Counters& o);  // the host-work counters too
 };
 
 // Outcome of one request, for the timing model.

@@ -96,6 +96,13 @@ void write_fields(JsonWriter& j, const KernelResult& k, const std::vector<std::s
   j.field("tensor", u.tensor).field("fp32_sfu", u.fp32_sfu);
   j.end_object();
   j.field("bound", k.bound).field("bound_reason", k.bound_reason);
+  // Fast-forward: the windows measured, and the work skipped and charged at
+  // their rates (the run: summed over its kernels; windows 0).
+  const auto& ff = k.fast_forward;
+  j.key("fast_forward").begin_object().field("window_ctas", ff.window_ctas).field("skipped_ctas", ff.skipped_ctas);
+  j.field("window_steps", ff.window_steps).field("skipped_steps", ff.skipped_steps);
+  j.field("skipped_seconds", k.cycles > 0 ? ff.skipped_cycles / k.cycles * k.seconds : 0.0);
+  j.end_object();
 }
 
 }  // namespace
@@ -113,6 +120,7 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r) {
   for (const auto& k : r.kernels) all_calibrated = all_calibrated && k.sm_model && k.machine_measured;
   j.field("timing_calibrated", all_calibrated);  // every kernel on the SM model with a measured machine
   j.field("l2_set_sampling", r.options.l2_set_sampling);
+  j.field("fast_forward", r.options.fast_forward);
   j.field("l2_copies", r.options.l2_copies.value_or(false));  // the value used: far reads copy lines near
   j.field("step_jitter", r.step_jitter);    // 0: identical CTAs in lockstep
   j.field("cta_priority", r.cta_priority);  // 0: every CTA at its SM's mean
@@ -195,11 +203,27 @@ void row(std::ostream& out, const KernelResult& k) {
 
 }  // namespace
 
+std::string fast_forward_summary(const SimulationResult& r) {
+  i64 skipped = 0;
+  int kernels = 0;
+  for (const auto& k : r.kernels) {
+    skipped += k.fast_forward.skipped_steps;
+    kernels += k.fast_forward.skipped_steps > 0 ? 1 : 0;
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "fast-forward ran %.1f%% of the steps, in %d kernel(s) charged the rest at rates measured just before",
+                100.0 * static_cast<double>(r.total.steps - skipped) / static_cast<double>(std::max<i64>(1, r.total.steps)),
+                kernels);
+  return buf;
+}
+
 void print_result_table(std::ostream& out, const SimulationResult& r) {
   out << "Timing engine (profile " << r.profile << ", L2 " << r.options.l2_replacement
       << (r.options.cold_l2_per_kernel ? ", cold L2 at each kernel" : ", L2 carried across kernels");
   if (r.options.l2_set_sampling > 1)
     out << ", APPROXIMATE: 1 in " << r.options.l2_set_sampling << " L2 set groups simulated, counts scaled";
+  if (r.options.fast_forward) out << ", APPROXIMATE: " << fast_forward_summary(r);
   out << ")\n";
   bool measured = !r.kernels.empty();
   for (const auto& k : r.kernels) measured = measured && k.machine_measured;

@@ -26,6 +26,9 @@ void write_result_fields(JsonWriter& j, const SimulationResult& r);
 void write_kernel_result_fields(JsonWriter& j, const KernelResult& k,
                                 const std::vector<std::string>& tensor_names, bool identity = false);
 
+// "fast-forward skipped x% of the CTAs (n of m) in k kernel(s), ...".
+std::string fast_forward_summary(const SimulationResult& r);
+
 // One row per kernel and a total row: time, DRAM read/write/dirty-left,
 // L2 hit rate (sectors and lookups), occupancy, waves, bound; then each
 // kernel's bound reason.

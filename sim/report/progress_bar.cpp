@@ -77,14 +77,15 @@ std::string format_duration(double s) {
   return buf;
 }
 
-std::string long_run_notice(const count::WorkEstimate& w, bool walk, bool engine) {
+std::string long_run_notice(const count::WorkEstimate& w, bool walk, bool engine, bool fast_forward) {
   const double ns = w.seconds_per_step * 1e9;
   char rate[48];
   std::snprintf(rate, sizeof rate, "%.0f ns", ns);
-  if (engine && w.engine_seconds_at_least + (walk ? w.walk_seconds : 0) > kAnnounceSeconds)
+  if (engine && !fast_forward && w.engine_seconds_at_least + (walk ? w.walk_seconds : 0) > kAnnounceSeconds)
     return "iosim: a long run: the timing engine replays " + scientific(static_cast<double>(w.steps)) +
            " trace steps, at least " + format_duration(w.engine_seconds_at_least) + " here (" + rate +
-           " a step for the trace alone, measured on a sample); --counts-only answers from the closed form at once";
+           " a step for the trace alone, measured on a sample); --counts-only answers from the closed form at once; "
+           "--fast-forward skips most of long kernels' steady middles (approximate: docs/engine.md)";
   if (walk && w.walk_seconds > kAnnounceSeconds)
     return "iosim: walking the trace takes about " + format_duration(w.walk_seconds) + " here (" +
            scientific(static_cast<double>(w.walk_steps)) + " steps, " + rate +

@@ -49,7 +49,8 @@ std::string format_duration(double seconds);
 
 // Runs expected to take longer than this are announced on stderr before they start.
 inline constexpr double kAnnounceSeconds = 10.0;
-// The announcement, or "" when the run is short: the walk and/or the engine.
-std::string long_run_notice(const count::WorkEstimate& w, bool walk, bool engine);
+// The announcement, or "" when the run is short: the walk and/or the engine
+// (exact: `fast_forward` off; with it on, the engine's estimate is no bound).
+std::string long_run_notice(const count::WorkEstimate& w, bool walk, bool engine, bool fast_forward = false);
 
 }  // namespace iosim::report

@@ -5,6 +5,7 @@
 // the engine needs nothing else, and a trace file (trace_file.h) can describe
 // an algorithm of the user's own without naming attention tensors.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,6 +68,9 @@ class RangeKernel {
   virtual std::shared_ptr<const schedule::KernelPrograms> programs() const { return nullptr; }
   // KernelTrace::zero_fill_read_bytes (0 for a trace file's kernels).
   virtual i64 zero_fill_read_bytes() const { return 0; }
+  // KernelTrace::replica_dims: grid dimensions along which every CTA has the
+  // same steps up to addresses (none for a trace file's kernels).
+  virtual std::array<bool, 3> replica_dims() const { return {false, false, false}; }
 };
 
 // The kernels of a run, one at a time in launch order (so a file is streamed).

@@ -59,6 +59,7 @@ class TileKernel final : public RangeKernel {
   }
   std::shared_ptr<const schedule::KernelPrograms> programs() const override { return k_.programs(); }
   i64 zero_fill_read_bytes() const override { return k_.zero_fill_read_bytes(); }
+  std::array<bool, 3> replica_dims() const override { return k_.replica_dims(); }
 
  private:
   const KernelTrace& k_;
