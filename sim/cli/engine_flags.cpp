@@ -25,9 +25,10 @@ void add_engine_flags(ArgParser& p) {
            "a read from the far L2 half also copies the line into the near one, in the whole L2 (measured on the "
            "H200); off: one slot per line in l2.effective_size [the profile's l2.far_copies; off with --l2-sample]")
       .add("fast-forward", Kind::flag, "",
-           "approximate, for long runs: in kernels of 10+ waves, skip the steady middle's CTAs and charge them the "
-           "time and L2/DRAM counts of the stretch run just before, per request byte (their request bytes and FLOPs "
-           "stay exact; docs/engine.md gives the measured error)")
+           "approximate, for long runs: skip the steady middle of long kernels (whole CTAs in grids of 20+ waves, "
+           "repeating steps of the CTAs of grids under 10 waves) and charge it the time and L2/DRAM counts of a "
+           "stretch run just before, per request byte (request bytes, steps and FLOPs stay exact; docs/engine.md, "
+           "\"Fast-forward\", gives the measured error)")
       .add("kernel-gap", Kind::real, "SECONDS", "idle time between kernels (launch overhead) [0]");
 }
 

@@ -538,23 +538,28 @@ class KernelRunner {
     return n - kernel_start_allocated_;
   }
 
-  static constexpr i64 kMinWaves = 10;       // a grid of fewer waves skips steps, not CTAs
+  static constexpr i64 kStepMaxWaves = 10;   // grids of fewer waves skip steps within CTAs
+  static constexpr i64 kCtaMinWaves = 20;    // grids of more waves skip whole CTAs
   static constexpr i64 kWarmWaves = 4;       // CTAs run before the window, at least
   static constexpr i64 kWindowWaves = 4;     // CTAs measured
   static constexpr i64 kStepWindowMin = 8;   // steps measured per CTA, at least (whole periods)
-  // Grids of kMinWaves waves or more skip whole CTAs; others skip steps
-  // within CTAs. Not steps in a grid of many waves: each CTA's window would
-  // then see the GPU full of CTAs at their short runs' ends and starts, not
-  // in their steady middles (tried: standard attention's P V at N = 16384,
-  // time +5%).
+  // Grids of kCtaMinWaves waves or more skip whole CTAs; grids of fewer than
+  // kStepMaxWaves skip steps within CTAs; those between run whole. Not steps
+  // in a grid of many waves: each CTA's window would then see the GPU full of
+  // CTAs at their short runs' ends and starts, not in their steady middles
+  // (tried: standard attention's P V at N = 16384, time +5%). Not CTAs in a
+  // grid of fewer than 20 waves: warm-up, window and tail leave a third of it
+  // to skip, and its first waves, in lockstep, are no steady state (the H100's
+  // dK GEMM at 15.5 waves: -2.9% in time).
   void plan_fast_forward(const profile::HardwareProfile& p) {
     const i64 slots = slot_count();
     l2_flush_sectors_ = 2 * p.l2_bytes / std::max<i64>(1, p.l2_sector_bytes);
     for (const auto& k : mem_.l2().counters().kind) kernel_start_allocated_ += k.miss_sectors;
-    if (total_ctas_ < kMinWaves * slots) {
+    if (total_ctas_ < kStepMaxWaves * slots) {
       plan_step_skip();
       return;
     }
+    if (total_ctas_ < kCtaMinWaves * slots) return;
     cta_skip_.period = grid_period();
     // Whole waves, at least a unit's CTAs: its two ends then stand at the
     // same place in their waves' bursts of dispatches (a window of whole

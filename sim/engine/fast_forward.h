@@ -2,11 +2,12 @@
 // steady state that the engine does not run, and what they are charged.
 //
 // Two forms, both approximate (docs/engine.md, "Fast-forward", measures them):
-//   - whole CTAs: in a grid of 10+ waves, the CTAs of its middle, in whole
+//   - whole CTAs: in a grid of 20+ waves, the CTAs of its middle, in whole
 //     periods of the grid (a batch element's or a head's CTAs);
-//   - steps within CTAs: in a grid of few, long CTAs whose steps repeat
-//     (FA1: one CTA per head, its K/V blocks in turn), the middle periods of
-//     every CTA's steps.
+//   - steps within CTAs: in a grid of under 10 waves of long CTAs whose steps
+//     repeat (FA1: one CTA per head, its K/V blocks in turn), the middle
+//     periods of every CTA's steps.
+// Grids between run whole (engine.cpp, KernelRunner::plan_fast_forward).
 // What skipped work requests, computes and executes is exact: its trace is
 // walked (SkipTally). Its time and its L2/DRAM outcomes are a window's that
 // ran just before it, per request byte (charge_memory).
