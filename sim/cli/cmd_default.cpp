@@ -51,8 +51,8 @@ ArgParser default_parser() {
   parser.add("json", ArgParser::Kind::flag, "", "print a JSON array of the three simulate objects");
   parser.add("counts-only", ArgParser::Kind::flag, "", "skip the memory model and timing engine");
   parser.add("exact", ArgParser::Kind::flag, "",
-             "run the timing engine exactly (about 10 s here) instead of its fast approximation (fast-forward "
-             "and 1 in 16 L2 set groups: about 1 s, within 1% in time and DRAM bytes on this scenario)");
+             "run the timing engine exactly, about 7 times longer, instead of its fast approximation "
+             "(fast-forward and 1 in 16 L2 set groups: within 1% in time and DRAM bytes on this scenario)");
   add_tiles_flag(parser);
   parser.set_unknown_flag_hint("the flags of one problem, such as --seq or --head-dim, belong to 'iosim simulate'");
   return parser;
@@ -162,7 +162,7 @@ int cmd_default(const Args& args) {
                 << " L2 set\n"
                    "groups (fast-forward charges steady stretches at rates measured just before them); within\n"
                    "1% of the exact engine in time and DRAM bytes here (docs/engine.md, \"Fast-forward\").\n"
-                   "--exact runs the engine exactly (about 10 s).\n";
+                   "--exact runs the engine exactly (about 7 times longer).\n";
     }
     std::cout << "DRAM bytes are what Nsight Compute would count (dirty lines still in L2 at a kernel's end are\n"
                  "not DRAM writes of that kernel). The paper's HBM figures are at this level: most of the\n"
