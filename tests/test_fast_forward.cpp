@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/common/error.h"
+#include "sim/count/io_count.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/fast_forward.h"
 #include "sim/report/engine_report.h"
@@ -97,6 +98,68 @@ BOOST_AUTO_TEST_CASE(fast_forward_stays_close_to_the_exact_engine_for_every_algo
       BOOST_TEST(y.total.l2.line_visits < x.total.l2.line_visits * 3 / 4);  // the point: less work
     }
   }
+}
+
+// Every algorithm's request bytes and FLOPs with fast-forward equal the
+// trace count (count::count_run), kernel by kernel, on problems long enough
+// that some of their kernels skip.
+BOOST_AUTO_TEST_CASE(request_bytes_equal_the_io_count_with_fast_forward) {
+  const auto a100 = small_a100();
+  const auto h200 = profile::find_profile("h200-sxm-141gb", profile::default_profile_dir());
+  struct Case {
+    const profile::HardwareProfile* p;
+    Algorithm a;
+    Pass pass;
+    bool causal;
+    i64 batch, heads, n, d, seq_q = 0;
+  };
+  const Case cases[] = {{&a100, Algorithm::standard_eager, Pass::fwdbwd, true, 4, 16, 512, 64},
+                        {&a100, Algorithm::fa1_swapped, Pass::fwd, false, 4, 16, 1024, 64},
+                        {&a100, Algorithm::fa2, Pass::fwdbwd, true, 8, 16, 1024, 64},
+                        {&a100, Algorithm::fa1, Pass::fwdbwd, true, 4, 16, 1024, 64},
+                        {&h200, Algorithm::fa3, Pass::fwd, false, 16, 16, 2048, 128},
+                        {&h200, Algorithm::splitkv, Pass::fwd, false, 4, 32, 8192, 128, 1}};
+  i64 skipped = 0;
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(workload::to_string(c.a)) {
+      const auto tr = testing::build_attention(*c.p, c.a, c.pass, c.batch, c.heads, c.n, c.d, c.causal, 0, c.seq_q);
+      const auto counts = count::count_run(tr);
+      const auto r = engine::simulate(tr, *c.p, fast());
+      skipped += skipped_steps(r);
+      BOOST_REQUIRE_EQUAL(r.kernels.size(), counts.kernels.size());
+      for (size_t i = 0; i < r.kernels.size(); ++i) {
+        BOOST_TEST(r.kernels[i].request_read_bytes() == counts.kernels[i].io.read_bytes);
+        BOOST_TEST(r.kernels[i].request_write_bytes() == counts.kernels[i].io.write_bytes);
+        BOOST_TEST(r.kernels[i].request_reduce_bytes() == counts.kernels[i].io.reduce_bytes);
+        BOOST_TEST(r.kernels[i].compute.tensor_flops == counts.kernels[i].io.tensor_flops);
+        BOOST_TEST(r.kernels[i].steps == counts.kernels[i].io.steps);
+      }
+    }
+  }
+  BOOST_TEST(skipped > 0);
+}
+
+// A kernel whose warps spill (FA2 backward on the T4: its prologue's
+// stores) keeps its spills' traffic exact too: the local stores and L1
+// misses of the skipped steps are the tally's, in the L2's "local" tensor and
+// its kind counters, which the engine checks against the trace.
+BOOST_AUTO_TEST_CASE(spills_of_skipped_work_are_exact) {
+  const auto p = profile::find_profile("t4", profile::default_profile_dir());
+  const auto tr = build(p, Algorithm::fa2, Pass::bwd, 4, 16, 1024, 64);
+  const SimulationResult x = engine::simulate(tr, p, EngineOptions{}), y = engine::simulate(tr, p, fast());
+  const auto& kx = x.kernels.at(1);
+  const auto& ky = y.kernels.at(1);
+  BOOST_REQUIRE(kx.name == "fa2_bwd_main");
+  BOOST_TEST(ky.fast_forward.skipped_ctas > 0);
+  BOOST_TEST(kx.local.store_bytes > 0);
+  BOOST_TEST(ky.local.store_bytes == kx.local.store_bytes);
+  BOOST_TEST(ky.local.miss_bytes == kx.local.miss_bytes);
+  const size_t local = y.tensor_names.size() - 1;
+  BOOST_REQUIRE(y.tensor_names[local] == "local");
+  BOOST_TEST(ky.l2.tensor.at(local).write_bytes == kx.l2.tensor.at(local).write_bytes);
+  BOOST_TEST(ky.l2.tensor.at(local).read_bytes == kx.l2.tensor.at(local).read_bytes);
+  BOOST_TEST(ky.request_read_bytes() == kx.request_read_bytes());
+  BOOST_TEST(ky.request_write_bytes() == kx.request_write_bytes());
 }
 
 // Off by default; and a grid of few waves whose CTAs differ (causal: CTA i

@@ -647,10 +647,7 @@ class KernelRunner {
     SkipTally mine;
     trace::RangeStep step;
     const i64 skip = step_skip_.skip_after(s.window_step);
-    while (mine.steps < skip && s.cursor->next(step)) {
-      tally_skipped(step);
-      mine.add(step);
-    }
+    while (mine.steps < skip && s.cursor->next(step)) tally_skipped(step, 1, &mine);
     s.pulled += mine.steps;
     s.owed += (t - s.window.t) * static_cast<double>(mine.steps) / static_cast<double>(step_skip_.window);
     charge(snapshot(t).minus(s.window), mine);
@@ -689,8 +686,10 @@ class KernelRunner {
   }
   // A skipped step, `weight` times: its requests, FLOPs, instructions and
   // spills, exactly.
-  void tally_skipped(const trace::RangeStep& step, i64 weight = 1) {
+  // `also`: a second tally that takes the step (a CTA's own).
+  void tally_skipped(const trace::RangeStep& step, i64 weight = 1, SkipTally* also = nullptr) {
     skipped_.add(step, weight);
+    if (also) also->add(step, weight);
     compute_.tensor_flops += step.compute.tensor_flops * weight;
     compute_.fp32_ops += step.compute.fp32_ops * weight;
     compute_.sfu_ops += step.compute.sfu_ops * weight;
@@ -706,6 +705,12 @@ class KernelRunner {
     local_totals_.store_bytes += lt.store_bytes * warps_ * weight;
     local_totals_.load_bytes += lt.load_bytes * warps_ * weight;
     local_totals_.miss_bytes += lt.miss_bytes * warps_ * weight;
+    // What issue_local would have sent the L2: the stores, the loads the L1 missed.
+    for (SkipTally* t : {&skipped_, also}) {
+      if (!t) continue;
+      t->spill_write_bytes += lt.store_bytes * warps_ * weight;
+      t->spill_read_bytes += lt.miss_bytes * warps_ * weight;
+    }
   }
   // The memory counters and pipe time of skipped work, at the rates per
   // request byte of a window that ran; returns that ratio.

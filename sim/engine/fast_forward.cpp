@@ -38,11 +38,14 @@ memory::MemoryCounters charge_memory(const memory::MemoryCounters& window, const
   const auto& wt = window.l2.tensor;
   const i64 local_bytes = local < wt.size() ? wt[local].read_bytes + wt[local].write_bytes : 0;
   f = ratio(skipped.bytes(), window.l2.total().bytes - local_bytes);
+  const std::array<i64, 2> spills{skipped.spill_read_bytes, skipped.spill_write_bytes};
   memory::MemoryCounters c;
-  // By access kind: the window's outcomes per requested byte of the kind.
+  // By access kind: the window's outcomes per requested byte of the kind
+  // (spills are reads and writes too).
   for (size_t k = 0; k < c.l2.kind.size(); ++k) {
     const auto& a = window.l2.kind[k];
-    const double fk = ratio(skipped.kind_bytes[k], a.bytes);
+    const i64 mine = skipped.kind_bytes[k] + (k < spills.size() ? spills[k] : 0);
+    const double fk = ratio(mine, a.bytes);
     auto& b = c.l2.kind[k];
     b.requests = times(fk, a.requests);
     b.merged_requests = times(fk, a.merged_requests);
@@ -52,21 +55,23 @@ memory::MemoryCounters charge_memory(const memory::MemoryCounters& window, const
     b.lookup_sectors = times(fk, a.lookup_sectors);
     b.lookup_hit_sectors = times(fk, a.lookup_hit_sectors);
     b.lookup_miss_sectors = b.lookup_sectors - b.lookup_hit_sectors;
-    b.bytes = skipped.kind_bytes[k];
+    b.bytes = mine;
   }
   // By tensor: its outcomes (fills, write-backs of its dirty lines) per
   // requested byte of that tensor, so that work the skipped steps do not do
   // (a CTA's closing store, when other CTAs close during the window) is not
-  // charged to them. The spills (tensor `local`) go with all the bytes.
-  c.l2.tensor.resize(std::max(wt.size(), skipped.tensor_bytes.size()));
+  // charged to them.
+  c.l2.tensor.resize(std::max({wt.size(), skipped.tensor_bytes.size(), local + 1}));
   i64 window_fetch = 0, window_writeback = 0;
   for (size_t t = 0; t < c.l2.tensor.size(); ++t) {
     const memory::L2TensorCounts a = t < wt.size() ? wt[t] : memory::L2TensorCounts{};
-    const std::array<i64, 2> mine = t < skipped.tensor_bytes.size() ? skipped.tensor_bytes[t] : std::array<i64, 2>{};
-    const double ft = t == local ? f : ratio(mine[0] + mine[1], a.read_bytes + a.write_bytes);
+    const std::array<i64, 2> mine = t == local                         ? spills
+                                    : t < skipped.tensor_bytes.size() ? skipped.tensor_bytes[t]
+                                                                      : std::array<i64, 2>{};
+    const double ft = ratio(mine[0] + mine[1], a.read_bytes + a.write_bytes);
     auto& b = c.l2.tensor[t];
-    b.read_bytes = t == local ? times(f, a.read_bytes) : mine[0];
-    b.write_bytes = t == local ? times(f, a.write_bytes) : mine[1];
+    b.read_bytes = mine[0];
+    b.write_bytes = mine[1];
     b.hit_sectors = times(ft, a.hit_sectors);
     b.miss_sectors = times(ft, a.miss_sectors);
     b.fetch_sectors = times(ft, a.fetch_sectors);
@@ -75,10 +80,6 @@ memory::MemoryCounters charge_memory(const memory::MemoryCounters& window, const
     c.l2.writeback_sectors += b.writeback_sectors;
     window_fetch += a.fetch_sectors;
     window_writeback += a.writeback_sectors;
-    if (t == local) {  // the spills' requests are in the kind counters too
-      c.l2.kind[0].bytes += b.read_bytes;
-      c.l2.kind[1].bytes += b.write_bytes;
-    }
   }
   const double f_fetch = ratio(c.l2.fetch_sectors, window_fetch);
   const double f_writeback = ratio(c.l2.writeback_sectors, window_writeback);

@@ -20,21 +20,23 @@
 
 namespace iosim::engine {
 
-// The request bytes of skipped steps, by access kind and by tensor.
+// The request bytes of skipped steps, by access kind and by tensor (the
+// trace's), and their warps' spills to and from the L2.
 struct SkipTally {
   i64 steps = 0;
   std::array<i64, memory::kAccessKinds> kind_bytes{};
   std::vector<std::array<i64, 2>> tensor_bytes;  // by tensor: read, written (writes and reductions)
+  i64 spill_read_bytes = 0, spill_write_bytes = 0;  // local loads the L1 missed, local stores
   void add(const trace::RangeStep& step, i64 weight = 1);  // `weight` such steps
-  i64 bytes() const { return kind_bytes[0] + kind_bytes[1] + kind_bytes[2]; }
+  i64 bytes() const { return kind_bytes[0] + kind_bytes[1] + kind_bytes[2]; }  // the trace's
 };
 
 // The memory counters charged for `skipped`, from `window` (the counters of
 // a stretch that ran): each access kind's and each tensor's outcomes times
 // the ratio of skipped's requested bytes of that kind or tensor to the
-// window's; DRAM reads and writes follow the fills and write-backs. The
-// requested bytes are the tally's, exactly. Sets f, the ratio of all request
-// bytes (the trace's: without the spills of tensor `local`, which scale by f).
+// window's (the spills: tensor `local`); DRAM reads and writes follow the
+// fills and write-backs. The requested bytes are the tally's, exactly. Sets
+// f, the ratio of the trace's request bytes.
 memory::MemoryCounters charge_memory(const memory::MemoryCounters& window, const SkipTally& skipped,
                                      trace::TensorIndex local, i64 sector_bytes, double& f);
 
