@@ -219,6 +219,17 @@ BOOST_AUTO_TEST_CASE(hopper_profiles_rank_the_wgmma_gemm_beside_the_mma_tiles) {
   BOOST_TEST(contains(bad.out, "explore: --gemm-impl sets the tiling"), bad.out);
 }
 
+// An approximate engine (fast-forward, set sampling) is said in the text and
+// the JSON; the exact one says nothing.
+BOOST_AUTO_TEST_CASE(an_approximate_engine_is_said) {
+  BOOST_TEST(explore_json(kFa2).get<std::string>("engine_approximation").empty());
+  const std::string approx = explore_json(kFa2 + " --fast-forward").get<std::string>("engine_approximation");
+  BOOST_TEST(contains(approx, "fast-forward"), approx);
+  const auto text = run_cli("explore --jobs 2 --fast-forward " + kFa2, "", false);
+  BOOST_TEST(contains(text.out, "engine: APPROXIMATE, fast-forward"), text.out);
+  BOOST_TEST(!contains(run_cli("explore --jobs 2 " + kFa2, "", false).out, "APPROXIMATE"));
+}
+
 BOOST_AUTO_TEST_CASE(the_recommendation_is_the_top_ranked_candidate) {
   const auto tree = explore_json(kFa2);
   const auto top = array_of(tree, "candidates").front();

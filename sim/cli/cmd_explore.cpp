@@ -114,7 +114,17 @@ struct Exploration {
   std::optional<ModelError> error;
   std::string error_why;  // when !error
   std::string reason;
+  std::string approximate;  // how the engine ran when not exactly (fast-forward, set sampling); empty: exactly
 };
+
+// "" for the exact engine, else what its options approximate.
+std::string engine_approximation(const engine::EngineOptions& o) {
+  std::string s;
+  if (o.fast_forward) s = "fast-forward (each time within about 1.3% of the exact engine's: docs/engine.md)";
+  if (o.l2_set_sampling > 1)
+    s += (s.empty() ? "" : "; ") + std::string("1 in ") + std::to_string(o.l2_set_sampling) + " L2 set groups";
+  return s;
+}
 
 // The scenario of one candidate: the base problem with the candidate's tiles.
 Scenario candidate_scenario(const Scenario& base, const Candidate& c) {
@@ -237,7 +247,9 @@ void write_text(std::ostream& out, const Exploration& x) {
   const auto fit = std::count_if(x.all.begin(), x.all.end(), [](const Candidate& c) { return c.fits; });
   out << "candidates: " << candidate_space(x.base.options.algorithm) << ": " << x.all.size() << ", " << fit
       << " feasible" << (x.compiled_only ? ", " + std::to_string(x.ranked.size()) + " of them compiled (--compiled-only)" : "")
-      << "; kernel: compiled in iosim-kernels' full menu (ci: in CI's menu too)\n\n";
+      << "; kernel: compiled in iosim-kernels' full menu (ci: in CI's menu too)\n";
+  if (!x.approximate.empty()) out << "engine: APPROXIMATE, " << x.approximate << "\n";
+  out << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%4s  %-16s %5s %6s %9s %6s %11s %7s %10s %10s %6s %6s %5s  %s\n", "rank",
                 standard ? "GEMM tile" : "Br x Bc", "warps", standard ? "" : "stages", "smem B", "kernel", "time us",
@@ -317,6 +329,7 @@ void write_json(std::ostream& out, const Exploration& x) {
   report::JsonWriter j(out, 2);
   j.begin_object();
   j.field("profile", x.base.profile.name).field("device", x.base.profile.display_name);
+  j.field("engine_approximation", x.approximate);  // "" when the engine ran exactly
   j.field("algorithm", workload::to_string(x.base.options.algorithm)).field("pass", workload::to_string(x.base.options.pass));
   j.key("problem").begin_object().field("batch", p.batch).field("heads", p.heads).field("kv_heads", p.kv_heads);
   j.field("seq_q", p.seq_q).field("seq_k", p.seq_k).field("head_dim", p.head_dim).field("dtype", workload::to_string(p.dtype));
@@ -387,11 +400,13 @@ int cmd_explore(const Args& args, std::ostream& stdout_stream) {
   const Format format = parse_format(parser.text("format").value_or("text"));
   const std::string plot = parser.text("plot").value_or("");
   const std::string python = plot.empty() ? "" : plotting_python();
-  engine_options_from_flags(parser);  // a bad engine flag stops here, before any candidate runs
+  // A bad engine flag stops here, before any candidate runs.
+  const std::string approximate = engine_approximation(engine_options_from_flags(parser));
 
   Exploration x;
   x.base = scenario_from_flags(parser);
   x.compiled_only = parser.flag("compiled-only");
+  x.approximate = approximate;
   x.with_overrides = !parser.texts("set").empty();
   const Algorithm algo = x.base.options.algorithm;
   const workload::Pass pass = x.base.options.pass;
