@@ -126,6 +126,18 @@ BOOST_AUTO_TEST_CASE(the_grid_follows_the_flag_order_with_the_last_flag_fastest)
   }
 }
 
+// Rows do not say how the engine ran, so an approximate engine is said once,
+// on stderr, and the rows stay data.
+BOOST_AUTO_TEST_CASE(an_approximate_engine_is_said_once_on_stderr) {
+  const std::string args = "sweep --profile a100 --algo fa2 --batch 8 --heads 16 --head-dim 64 --seq 512,1024";
+  const auto with = run_cli(args + " --fast-forward");  // stdout and stderr
+  BOOST_TEST(with.exit_code == 0, with.out);
+  BOOST_TEST(with.out.find("sweep: APPROXIMATE engine: fast-forward") != std::string::npos, with.out);
+  const auto rows = run_cli(args + " --fast-forward", "", false);  // stdout alone
+  BOOST_TEST(rows.out.find("APPROXIMATE") == std::string::npos, rows.out);
+  BOOST_TEST(run_cli(args).out.find("APPROXIMATE") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(rows_are_byte_identical_whatever_the_number_of_jobs) {
   const std::string args = "sweep " + kProblem + " --algo standard,fa1,fa2 --seq 256:1024:x2 --block-m 64,128 --block-n 128";
   const auto one = run_cli(args + " --jobs 1", "", false);

@@ -184,7 +184,14 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   const std::vector<std::size_t> shown = input_dims(grid);
   std::vector<std::string> columns;
   for (std::size_t d : shown) columns.push_back(grid.dims[d].column());
-  const bool counts_only = std::find(grid.fixed_args.begin(), grid.fixed_args.end(), "--counts-only") != grid.fixed_args.end();
+  auto fixed = [&](const char* flag) {
+    return std::find(grid.fixed_args.begin(), grid.fixed_args.end(), flag) != grid.fixed_args.end();
+  };
+  const bool counts_only = fixed("--counts-only");
+  // The rows do not say how the engine ran: an approximate one is said once.
+  if (!counts_only && fixed("--fast-forward"))
+    std::cerr << "sweep: APPROXIMATE engine: fast-forward (each time within about 1.3% of the exact engine's: "
+                 "docs/engine.md, \"Fast-forward\")\n";
 
   std::ofstream file;
   if (!options.out.empty()) {
