@@ -131,6 +131,7 @@ class KernelRunner {
       load_cycles_per_byte_ = 1.0 / p.sm_pipes.l2_load_bytes_per_cycle;
     first_byte_cycles_ = std::max(0.0, p.l2_near_latency_cycles);
     sector_bytes_ = std::max<i64>(1, p.l2_sector_bytes);
+    prefetch_ = mem_.l2().set_sampling() == 1;
     if (fast_forward && !timeline_) plan_fast_forward(p);
   }
 
@@ -276,8 +277,9 @@ class KernelRunner {
     const int k = b.round++;
     // The L2's host memory for this round's pieces (the first round) and the
     // next round's, issued later: the cache misses overlap other work.
-    for (int r = k == 0 ? 0 : k + 1; r <= k + 1 && r < b.rounds; ++r)
-      for (const auto& a : b.step.loads) mem_.prefetch(round_piece(a, r, b.rounds));
+    if (prefetch_)
+      for (int r = k == 0 ? 0 : k + 1; r <= k + 1 && r < b.rounds; ++r)
+        for (const auto& a : b.step.loads) mem_.prefetch(round_piece(a, r, b.rounds));
     for (const auto& a : b.step.loads) {
       const trace::RangeAccess piece = round_piece(a, k, b.rounds);
       if (piece.bytes() > 0) b.ready = std::max(b.ready, through_load_port(s, t, piece.bytes(), mem_.load(piece, t, part)));
@@ -329,7 +331,8 @@ class KernelRunner {
   void issue_stores(Slot& s, const Buffered& b, int k, double t) {
     const int part = partition(s);
     auto piece = [&](const trace::RangeAccess& a) { return k < 0 ? a : round_piece(a, k, b.rounds); };
-    for (const auto& a : b.step.stores) mem_.prefetch(piece(a));
+    if (prefetch_)
+      for (const auto& a : b.step.stores) mem_.prefetch(piece(a));
     for (const auto& a : b.step.stores) {
       const trace::RangeAccess p = piece(a);
       if (p.bytes() <= 0) continue;
@@ -774,6 +777,9 @@ class KernelRunner {
   double skipped_pipe_busy_ = 0, skipped_fp32_sfu_busy_ = 0;
   double skipped_cycles_ = 0;
   i64 sector_bytes_ = 32;
+  // Host-cache hints to the L2 before requests: worth their cost only when
+  // the L2's state is too large for the host's caches (not sampled).
+  bool prefetch_ = true;
   EventQueue events_{0};
   double end_ = 0;
   trace::ComputeWork compute_;

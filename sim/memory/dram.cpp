@@ -28,10 +28,14 @@ DramModel DramModel::from_profile(const profile::HardwareProfile& p) {
 double DramModel::read_fraction(i64 piece_bytes) const {
   if (piece_bytes <= 32) return read_pieces_[0];
   if (piece_bytes >= 512) return 1.0;
+  // Kernels repeat a few piece sizes: the last one's answer is kept.
+  if (piece_bytes == last_piece_bytes_) return last_fraction_;
   const double x = std::log2(static_cast<double>(piece_bytes)) - 5;  // 0 at 32 B, 4 at 512 B
   const int k = std::min(3, static_cast<int>(x));
   const double lo = read_pieces_[static_cast<size_t>(k)], hi = k == 3 ? 1.0 : read_pieces_[static_cast<size_t>(k) + 1];
-  return lo + (x - k) * (hi - lo);
+  last_piece_bytes_ = piece_bytes;
+  last_fraction_ = lo + (x - k) * (hi - lo);
+  return last_fraction_;
 }
 
 }  // namespace iosim::memory

@@ -59,6 +59,8 @@ class DramModel {
   double latency_;
   double write_cost_;
   PieceFractions read_pieces_;
+  mutable i64 last_piece_bytes_ = 0;  // read_fraction's last question, and its answer
+  mutable double last_fraction_ = 1.0;
   DramCounters counters_;
 };
 
