@@ -299,6 +299,7 @@ double SmModel::simulate(const WarpProgram& program, i64 warps, i64 ctas, int st
   const double window_start = static_cast<double>(ctas - 1) * stagger;
   double window_end = -1;
   std::vector<double> issue_times;  // of every instruction, in order
+  if (ctas > 1) issue_times.reserve(n * static_cast<size_t>(total) * static_cast<size_t>(steps));
   std::vector<i64> warps_done(static_cast<size_t>(ctas), 0);
 
   // Warpgroups (4 warps each) take turns where the program says so
