@@ -24,8 +24,9 @@
 # its deviation from the exact run (DRAM bytes, time).
 # GOALS=1: also times the command lines of issue 12's speed goals with each
 # build's iosim (process start included), best of GOAL_REPEATS (default 1):
-# `iosim` with no arguments, and standard attention B=4 H=16 N=16384 d=64
-# forward (the default pass) and forward+backward.
+# `iosim` with no arguments (fast since 2026-12-02) and with --exact, and
+# standard attention B=4 H=16 N=16384 d=64 forward (the default pass; also
+# with --fast-forward, and with --l2-sample 16 too) and forward+backward.
 #
 # Usage: [SAMPLING="1 16"] [REPEATS=3] [CPU=1] [GOALS=1 [GOAL_REPEATS=1]]
 #        experiments/bench_engine.sh [build-dir [baseline-build-dir]]   (default: build-engine)
@@ -168,7 +169,9 @@ PY
 
 if [[ -n ${GOALS:-} ]]; then
   # Issue 12's goals as command lines: wall and CPU seconds, best of REPEATS.
-  goals=("" "simulate --algo standard --batch 4 --heads 16 --seq 16384 --head-dim 64"
+  # (The default run is approximate since 2026-12-02; --exact is the exact one.)
+  std16k="simulate --algo standard --batch 4 --heads 16 --seq 16384 --head-dim 64"
+  goals=("" "--exact" "$std16k" "$std16k --fast-forward" "$std16k --fast-forward --l2-sample 16"
          "simulate --algo standard --pass fwdbwd --batch 4 --heads 16 --seq 16384 --head-dim 64")
   echo
   goal_repeats=${GOAL_REPEATS:-1}
