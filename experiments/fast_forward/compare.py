@@ -28,6 +28,8 @@ CASES = [
     ("fa2-gqa-fwdbwd-h200", "--profile h200 --algo fa2 --batch 8 --heads 32 --kv-heads 4 --seq 2048 --head-dim 128 --pass fwdbwd"),
     ("fa2-sparse-fwd-h200", "--profile h200 --algo fa2 --batch 16 --heads 16 --seq 4096 --head-dim 64 --block-density 0.5"),
     ("fa1-fwd-n8k-h200", "--profile h200 --algo fa1 --batch 2 --heads 16 --seq 8192 --head-dim 64"),
+    ("fa1-fwdbwd-d128-h200", "--profile h200 --algo fa1 --batch 8 --heads 16 --seq 2048 --head-dim 128 --pass fwdbwd"),
+    ("fa1-fwdbwd-n4k-64x128-a100", "--profile a100 --algo fa1 --batch 16 --heads 16 --seq 4096 --head-dim 64 --pass fwdbwd --block-m 64 --block-n 128"),
     ("standard-fwdbwd-h100", "--profile h100 --algo standard --batch 16 --heads 16 --seq 2048 --head-dim 64 --pass fwdbwd"),
     ("fa1-causal-fwdbwd-h200", "--profile h200 --algo fa1 --batch 16 --heads 16 --seq 2048 --head-dim 64 --pass fwdbwd --causal"),
     ("fa3-fwd-h200", "--profile h200 --algo fa3 --batch 16 --heads 16 --seq 4096 --head-dim 128"),
