@@ -154,13 +154,7 @@ std::string result_json(const SimulationResult& r, int indent = 2) {
   report::JsonWriter j(out, indent);
   j.begin_object();
   report::write_result_fields(j, r);
-  j.key("kernels").begin_array();
-  for (const auto& k : r.kernels) {
-    j.begin_object();
-    report::write_kernel_result_fields(j, k, r.tensor_names, true);
-    j.end_object();
-  }
-  j.end_array();
+  report::write_kernel_array(j, r);
   j.end_object();
   return out.str();
 }

@@ -264,13 +264,8 @@ BOOST_AUTO_TEST_CASE(reports_say_what_fast_forward_skipped) {
     report::JsonWriter j(json, 0);
     j.begin_object();
     report::write_result_fields(j, y);
-    j.key("kernels").begin_array();
-    for (const auto& k : y.kernels) {
-      j.begin_object();
-      report::write_kernel_result_fields(j, k, y.tensor_names, true);
-      j.end_object();
-    }
-    j.end_array().end_object();
+    report::write_kernel_array(j, y);
+    j.end_object();
   }
   BOOST_TEST(json.str().find("\"fast_forward\":true") != std::string::npos);
   BOOST_TEST(json.str().find("\"skipped_ctas\":" + std::to_string(y.kernels.front().fast_forward.skipped_ctas)) !=

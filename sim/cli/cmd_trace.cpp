@@ -116,13 +116,8 @@ int cmd_replay(const Args& args) {
     j.begin_object();
     j.field("profile", prof.name).field("trace", parser.positional().front());
     report::write_result_fields(j, sim);
-    j.key("kernels").begin_array();
-    for (const auto& k : sim.kernels) {
-      j.begin_object();
-      report::write_kernel_result_fields(j, k, sim.tensor_names, true);
-      j.end_object();
-    }
-    j.end_array().end_object();
+    report::write_kernel_array(j, sim);
+    j.end_object();
     return 0;
   }
   std::cout << "replay of " << parser.positional().front() << " on " << prof.display_name << "\n";

@@ -719,7 +719,7 @@ class KernelRunner {
   // request byte of a window that ran; returns that ratio.
   double charge(const Snapshot& window, const SkipTally& skipped) {
     double f = 0;
-    skipped_memory_ = plus(skipped_memory_, charge_memory(window.memory, skipped, local_tensor_, sector_bytes_, f));
+    skipped_memory_.add(charge_memory(window.memory, skipped, local_tensor_, sector_bytes_, f));
     // Kept apart: later windows measure the pipes' busy time of run steps only.
     skipped_pipe_busy_ += f * window.pipe_busy;
     skipped_fp32_sfu_busy_ += f * window.fp32_sfu_busy;
@@ -938,7 +938,8 @@ SimulationResult simulate(trace::KernelSource& source, const profile::HardwarePr
     const double run_end = runner.run(t + p.kernel_launch_cycles);
     r.fast_forward = runner.fast_forward();
     const double end = std::max(run_end, mem.writeback_end()) + r.fast_forward.skipped_cycles;
-    const memory::MemoryCounters d = plus(mem.counters().minus(before), runner.skipped_memory());
+    memory::MemoryCounters d = mem.counters().minus(before);
+    d.add(runner.skipped_memory());
     r.l2 = d.l2;
     r.dram_read_bytes = d.dram.read_bytes;
     r.dram_write_bytes = d.dram.write_bytes;

@@ -16,15 +16,6 @@ void SkipTally::add(const trace::RangeStep& step, i64 weight) {
     }
 }
 
-memory::MemoryCounters plus(memory::MemoryCounters a, const memory::MemoryCounters& b) {
-  a.l2.add(b.l2);
-  a.dram.read_bytes += b.dram.read_bytes;
-  a.dram.write_bytes += b.dram.write_bytes;
-  a.dram.busy_cycles += b.dram.busy_cycles;
-  a.l2_busy_cycles += b.l2_busy_cycles;
-  return a;
-}
-
 namespace {
 
 i64 times(double f, i64 v) { return static_cast<i64>(std::llround(f * static_cast<double>(v))); }

@@ -40,7 +40,6 @@ struct SkipTally {
 memory::MemoryCounters charge_memory(const memory::MemoryCounters& window, const SkipTally& skipped,
                                      trace::TensorIndex local, i64 sector_bytes, double& f);
 
-memory::MemoryCounters plus(memory::MemoryCounters a, const memory::MemoryCounters& b);
 
 // The shape of a CTA's steps: how many, and the shortest period after a
 // prologue of at most 2 steps with which every step's accesses (kind, tensor,

@@ -25,6 +25,13 @@ struct MemoryCounters {
   MemoryCounters minus(const MemoryCounters& o) const {
     return {l2.minus(o.l2), dram.minus(o.dram), l2_busy_cycles - o.l2_busy_cycles};
   }
+  void add(const MemoryCounters& o) {
+    l2.add(o.l2);
+    dram.read_bytes += o.dram.read_bytes;
+    dram.write_bytes += o.dram.write_bytes;
+    dram.busy_cycles += o.dram.busy_cycles;
+    l2_busy_cycles += o.l2_busy_cycles;
+  }
 };
 
 class MemorySystem {

@@ -203,6 +203,16 @@ void row(std::ostream& out, const KernelResult& k) {
 
 }  // namespace
 
+void write_kernel_array(JsonWriter& j, const SimulationResult& r) {
+  j.key("kernels").begin_array();
+  for (const auto& k : r.kernels) {
+    j.begin_object();
+    write_kernel_result_fields(j, k, r.tensor_names, true);
+    j.end_object();
+  }
+  j.end_array();
+}
+
 std::string fast_forward_summary(const SimulationResult& r) {
   i64 skipped = 0;
   int kernels = 0;

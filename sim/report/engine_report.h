@@ -29,6 +29,10 @@ void write_kernel_result_fields(JsonWriter& j, const KernelResult& k,
 // "fast-forward skipped x% of the CTAs (n of m) in k kernel(s), ...".
 std::string fast_forward_summary(const SimulationResult& r);
 
+// "kernels": an array of every kernel's object, identity fields included (as
+// `iosim replay --json` writes them).
+void write_kernel_array(JsonWriter& j, const SimulationResult& r);
+
 // One row per kernel and a total row: time, DRAM read/write/dirty-left,
 // L2 hit rate (sectors and lookups), occupancy, waves, bound; then each
 // kernel's bound reason.
