@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The fast-forward accuracy table of docs/engine.md, printed from the committed CSV.
+"""The fast-forward accuracy table of docs/engine.md and its one-sentence summary in the README,
+printed from the committed CSV.
 
 usage: report.py [--check DOC]   (CSV: experiments/results/2026-12-02-fast-forward/compare.csv)
-With --check, fails (with a diff) when DOC's `fast-forward-table` block is not this printout.
+With --check, fails (with a diff) when DOC's `fast-forward-table` block (docs/engine.md) or
+`fast-forward-summary` block (README.md) is not this printout; without, prints both.
 """
 import csv
 import os
@@ -36,13 +38,24 @@ def table(rows):
     return "\n".join(out) + "\n"
 
 
+def summary(rows):
+    def worst(key):
+        return 100 * max(abs(float(r[key])) for r in rows)
+    dram = max(worst("dram_read_err"), worst("dram_write_err"))
+    return (f"over {len(rows)} runs of {len({r['case'] for r in rows})} cases, time within {worst('time_err'):.2f}% "
+            f"of the exact engine's and\nDRAM bytes within {dram:.2f}% (read and write).\n")
+
+
 def main():
     with open(CSV) as f:
         rows = list(csv.DictReader(f))
-    text = table(rows)
+    blocks = {"fast-forward-table": table(rows), "fast-forward-summary": summary(rows)}
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
-        sys.exit(docgen.check(sys.argv[2], text, "experiments/fast_forward/report.py", "fast-forward-table"))
-    print(text, end="")
+        doc = open(sys.argv[2], encoding="utf-8").read()
+        names = [n for n in blocks if docgen.block_of(doc, n) is not None] or list(blocks)
+        sys.exit(max(docgen.check(sys.argv[2], blocks[n], "experiments/fast_forward/report.py", n) for n in names))
+    for name, text in blocks.items():
+        print(f"{name}:\n{text}")
 
 
 if __name__ == "__main__":
