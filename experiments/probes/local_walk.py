@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """FA2's local memory (LDL/STL: register spills and register-indexed tables) along the walks of
-fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue, and the prologue: the local
-accesses before the main loop) the
+fa2_fwd_walk.py and fa2_bwd_walk.py: per tile and region (step, masked step, epilogue, the prologue: the local
+accesses before the main loop, and the forward's first and masked_first: a step with its lazy
+rescale taken, where that block holds local accesses) the
 sequence of local accesses one warp issues, as `L` (LDL) or `S` (STL), the bytes per lane, and
 the stack offset (`x`: an address in a register, i.e. an indexed table).
 
@@ -85,15 +86,25 @@ def fwd_regions(listing, d, bm, bn):
         lo, hi = fwd.main_loop(code, order, which)
         br = fwd.decide(code, order, lo, hi + 1)
         br[f"{hi:x}"] = False
-        out[name] = accesses(code, sw.path(code, order, lo, order[order.index(hi) + 1], br))
+        stop = order[order.index(hi) + 1]
+        out[name] = accesses(code, sw.path(code, order, lo, stop, br))
+        # The same step with the lazy rescale taken (VOTE.ANY's branch falls through): a CTA's
+        # first key block, where every row's maximum grows from -inf. Written only where the
+        # rescale block holds local accesses (`first`, `masked_first`).
+        vote, _ = fwd.rescale_block(code, order, lo, hi)
+        first = accesses(code, sw.path(code, order, lo, stop, {**br, f"{vote:x}": False}))
+        if first != out[name]:
+            out[('first' if which == 0 else 'masked_first')] = first
     lo, exit_, br = fwd.epilogue_walk(code, order)
     out['epilogue'] = accesses(code, sw.path(code, order, lo, exit_, br))
     # The prologue: the local accesses placed before the first main loop, in address order, once
     # per CTA (its STLs spill what the set-up computed). Those inside a block that a forward branch
-    # skips and that ends before the loop run in every CTA of a kernel that masks (causal or ragged
-    # keys): `masked_prologue`; those placed between the two loops only in CTAs with a masked run:
-    # `masked_entry` (the grids' crossbar writes per CTA say so at d 128 128 x 64, 64 x 64 and
-    # d 64 64 x 128: experiments/results/2026-12-01-fa2-fwd-prologue-spills).
+    # skips and that ends before the loop run in every CTA of a causal kernel (the branch tests the
+    # causal flag, c[0x0][0x230], at every tile with such accesses but d 64 256 x 256 and d 128
+    # 256 x 128, whose only one there is an LDL): `masked_prologue`; those placed between the two
+    # loops only in CTAs with a masked run: `masked_entry` (the grids' crossbar writes per CTA say
+    # so at d 128 128 x 64, 64 x 64 and d 64 64 x 128: experiments/results/2026-12-01-fa2-fwd-prologue-spills
+    # and 2026-12-02-fa2-fwd-lazy-rescale-spills).
     l0, l1 = fwd.main_loop(code, order, 0), fwd.main_loop(code, order, 1)
     first = min(l0[0], l1[0])
     skipped = [(a, target(args)) for a in order if a < first
@@ -159,7 +170,8 @@ def inc(listings):
         pat = r"fa2_backward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)EE" if bwd_file else r"fa2_forward_kernelI6__halfLi(\d+)ELi(\d+)ELi(\d+)ELb0E"
         for d, bm, bn in sorted(set(functions(listing, pat))):
             out = (bwd_regions if bwd_file else fwd_regions)(listing, d, bm, bn)
-            for region in ('prologue', 'masked_prologue', 'masked_entry', 'step', 'masked', 'epilogue'):
+            for region in ('prologue', 'masked_prologue', 'masked_entry', 'step', 'masked', 'first', 'masked_first',
+                           'epilogue'):
                 seq = out.get(region, [])
                 if not seq:
                     continue

@@ -24,6 +24,7 @@
 namespace iosim::schedule {
 
 struct Fa3ForwardSchedule {
+  static constexpr bool kLazyRescale = false;  // O is rescaled at every key block
   static constexpr i64 kBlockM = 128;          // B_r
   static constexpr i64 kBlockN = 128;          // B_c
   static constexpr i64 kConsumers = 2;         // consumer warpgroups

@@ -48,6 +48,9 @@ struct ElementBytes {
 // fastest, so all query blocks of one head run side by side and share K/V in
 // L2. Inner loop over the active key blocks; O and L = m + log(l) written once.
 struct Fa2ForwardSchedule {
+  // The softmax rescales O lazily: only where a row's maximum grew past 2^8,
+  // as every row's does at its CTA's first key block (its own step program).
+  static constexpr bool kLazyRescale = true;
   AttentionTiles tiles;
   HeadShape shape;
   i64 head_dim = 64;

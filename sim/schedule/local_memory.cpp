@@ -25,7 +25,8 @@ struct Row {
 constexpr bool fwd = false, bwd = true;
 constexpr LocalRegion prologue = LocalRegion::prologue, masked_prologue = LocalRegion::masked_prologue,
                       masked_entry = LocalRegion::masked_entry, step = LocalRegion::step, masked = LocalRegion::masked,
-                      epilogue = LocalRegion::epilogue;
+                      epilogue = LocalRegion::epilogue, first = LocalRegion::first,
+                      masked_first = LocalRegion::masked_first;
 constexpr Row kRows[] = {
 #define X(pass, d, bm, bn, region, tokens) {pass, d, bm, bn, region, tokens},
 #include "sim/schedule/fa2_local_memory.inc"
@@ -115,7 +116,10 @@ const std::vector<LocalAccess>& fa2_local_accesses(bool backward, int d, int bm,
   static const std::vector<LocalAccess> none;
   const auto& t = table();
   const auto it = t.find({backward, d, bm, bn, region});
-  return it == t.end() ? none : it->second;
+  if (it != t.end()) return it->second;
+  if (region == LocalRegion::first) return fa2_local_accesses(backward, d, bm, bn, LocalRegion::step);
+  if (region == LocalRegion::masked_first) return fa2_local_accesses(backward, d, bm, bn, LocalRegion::masked);
+  return none;
 }
 
 std::vector<bool> local_hits(const std::vector<LocalAccess>& seq, i64 resident_warps, i64 l1_bytes, bool repeating) {

@@ -36,13 +36,15 @@ struct LocalAccess {
 };
 
 // The forward's one-time accesses beyond its prologue: masked_prologue, in a
-// block its set-up runs only where the kernel masks (causal or ragged keys),
-// in every CTA; masked_entry, between its two loops, in CTAs with a masked run.
-enum class LocalRegion { prologue, masked_prologue, masked_entry, step, masked, epilogue };
+// block its set-up runs only in a causal kernel, in every CTA; masked_entry, between its two loops, in CTAs with a masked run;
+// first and masked_first, the step and the masked step with the lazy rescale
+// taken (a CTA's first key block), where they differ from step and masked.
+enum class LocalRegion { prologue, masked_prologue, masked_entry, step, masked, epilogue, first, masked_first };
 
 // One warp's local accesses of fa2_forward_kernel (backward = false) or
 // fa2_backward_kernel at (d, B_r, B_c) in `region`, in issue order; empty
-// where the kernel has none there (or no such kernel is in the table).
+// where the kernel has none there (or no such kernel is in the table); first
+// and masked_first without a row of their own: step's and masked's.
 const std::vector<LocalAccess>& fa2_local_accesses(bool backward, int d, int bm, int bn, LocalRegion region);
 
 // One access as fa2_local_memory.inc and trace files spell it: KIND BYTES

@@ -212,21 +212,32 @@ void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads)
 
 // The kernel's LDL/STL in the order its SASS issues them (fa2_local_memory.inc).
 void emit_fa2_locals(ProgramBuilder& b, bool backward, int d, int bm, int bn, LocalRegion region) {
-  if (region != LocalRegion::step && region != LocalRegion::masked) b.runs_once();
+  if (region != LocalRegion::step && region != LocalRegion::masked) b.runs_once();  // first: once per CTA
   for (const LocalAccess& a : fa2_local_accesses(backward, d, bm, bn, region)) b.local_access(a);
 }
 
-WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
+// `first`: a CTA's first key block, where every row's maximum grows from
+// -inf and the lazy rescale runs (kernels/fa2/fa2_forward.cuh); later blocks
+// skip it (a row's maximum seldom grows by 2^8 once it has seen keys). Its
+// block, per row: m scaled and the exponent (2 FFMA), the exp2 (MUFU), l's
+// and O's D/4 FMULs and 2 register moves: D/2 + 10 FMA-pipe instructions and
+// 2 MUFU per 16-row fragment, as the walk counts them (fa2_fwd_walk.py's
+// `rescale +` lines; 144 at d 128 256 x 128, where this gives 148); and, at
+// the tiles that spill there, its LDL/STL (the `first` rows of
+// fa2_local_memory.inc, in place of the step's).
+WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked, bool first) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int st = bn / 8, ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b("fa2_fwd d" + std::to_string(d) + " " + std::to_string(bm) + "x" + std::to_string(bn) +
-                   (masked ? " masked" : ""));
+                   (masked ? " masked" : "") + (first ? " first" : ""));
   const Fa2FwdRegisterLimit limit = fa2_fwd_register_limit(d, bm, bn);
   b.region("step overhead, K_j wait");
   b.repeat(Pipe::fma, kFa2StepOverheadFma + limit.step_fma);
   b.repeat(Pipe::alu, kFa2StepOverheadAlu + limit.step_alu);
-  emit_fa2_locals(b, false, d, bm, bn, masked ? LocalRegion::masked : LocalRegion::step);
+  const LocalRegion locals = first ? (masked ? LocalRegion::masked_first : LocalRegion::first)
+                                   : (masked ? LocalRegion::masked : LocalRegion::step);
+  emit_fa2_locals(b, false, d, bm, bn, locals);
   b.alu();  // cp.async.wait (DEPBAR): K_j landed
   b.barrier();
   b.region("V_j copy issue");
@@ -266,6 +277,14 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
     row_max[static_cast<size_t>(r)] = b.alu(grow);
   }
   b.alu(row_max.back());  // __any_sync (VOTE.ANY)
+  if (first) {
+    b.region("lazy rescale");
+    for (int r = 0; r < mfr * 2; ++r) {
+      const V alpha = b.mufu(b.fma(b.fma(row_max[static_cast<size_t>(r)])));
+      b.fma(alpha);                       // l *= alpha
+      b.repeat(Pipe::fma, d / 4 + 2);     // O's row (D/4 FMULs) and the moves
+    }
+  }
   std::vector<V> p_regs;
   for (int r = 0; r < mfr * 2; ++r) {
     V ms = b.fma(row_max[static_cast<size_t>(r)]);
@@ -297,18 +316,18 @@ WarpProgram fa2_forward_step(int d, int bm, int bn, i64 elem, bool masked) {
 // barriers (BSSY/BSYNC) and the row's addresses come to 34 alu (the range
 // test and the STG's address among them) and 5-12 IMAD (7 at d 64) per row. The store (dev::store_tile, a row guard per
 // chunk) costs per 16-byte chunk an LDS, an STG, 9 IMAD and 17 alu.
-WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem, bool kernel_masks, bool masked_run) {
+WarpProgram fa2_forward_epilogue(int d, int bm, int bn, i64 elem, bool causal, bool masked_run) {
   const int mfr = static_cast<int>(Fa2ForwardSchedule::rows_per_warp(d, bm, bn) / 16);
   const int ot = d / 8;
   const i64 threads = 32 * Fa2ForwardSchedule::warps_for(d, bm, bn);
   ProgramBuilder b(masked_run ? "fa2_fwd epilogue (after a masked run)" : "fa2_fwd epilogue");
   // The set-up's spills (the STLs before the main loop, once per CTA; those of
-  // the block it runs where the kernel masks; those before the masked loop in
-  // a CTA with a masked run) ride with the epilogue, the forward's one program
-  // that runs once: its trace has no prologue step. Their bytes reach the L2
-  // all the same.
+  // the block it runs in a causal kernel, behind the test of the causal flag;
+  // those before the masked loop in a CTA with a masked run) ride with the
+  // epilogue, the forward's one program that runs once: its trace has no
+  // prologue step. Their bytes reach the L2 all the same.
   emit_fa2_locals(b, false, d, bm, bn, LocalRegion::prologue);
-  if (kernel_masks) emit_fa2_locals(b, false, d, bm, bn, LocalRegion::masked_prologue);
+  if (causal) emit_fa2_locals(b, false, d, bm, bn, LocalRegion::masked_prologue);
   if (masked_run) emit_fa2_locals(b, false, d, bm, bn, LocalRegion::masked_entry);
   emit_fa2_locals(b, false, d, bm, bn, LocalRegion::epilogue);
   b.alu();  // cp.async.wait_group 0
@@ -2080,12 +2099,12 @@ KernelPrograms warp_programs(const KernelPlan& k, i64 elem) {
     case KernelKind::fa2_fwd: {
       const auto& s = k.as<Fa2ForwardSchedule>();
       const int d = round16(s.head_dim), bm = round16(s.tiles.block_m), bn = round16(s.tiles.block_n);
-      put(out, kMainStep, fa2_forward_step(d, bm, bn, elem, false));
-      put(out, kMaskedStep, fa2_forward_step(d, bm, bn, elem, true));
-      // Whether any tile needs an element mask: the causal diagonal, or ragged keys.
-      const bool masks = s.tiles.causal || s.tiles.seq_k % s.tiles.block_n != 0;
-      put(out, kEpilogue, fa2_forward_epilogue(d, bm, bn, elem, masks, false));
-      put(out, kMaskedEpilogue, fa2_forward_epilogue(d, bm, bn, elem, masks, true));
+      put(out, kMainStep, fa2_forward_step(d, bm, bn, elem, false, false));
+      put(out, kMaskedStep, fa2_forward_step(d, bm, bn, elem, true, false));
+      put(out, kFirstStep, fa2_forward_step(d, bm, bn, elem, false, true));
+      put(out, kFirstMaskedStep, fa2_forward_step(d, bm, bn, elem, true, true));
+      put(out, kEpilogue, fa2_forward_epilogue(d, bm, bn, elem, s.tiles.causal, false));
+      put(out, kMaskedEpilogue, fa2_forward_epilogue(d, bm, bn, elem, s.tiles.causal, true));
       out.tensor = true;
       break;
     }

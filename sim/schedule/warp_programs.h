@@ -26,7 +26,9 @@ enum StepProgram : int {
   kStatsPass = 7,   // row softmax of a row longer than shared memory: the statistics pass
   kMaskedEpilogue = 8,  // FA2 / FA3 forward: the epilogue of a CTA that had a masked run (FA2: its set-up's
                         // spills differ; FA3: the same program)
-  kStepPrograms = 9
+  kFirstStep = 9,         // FA2 forward: a CTA's first key block, unmasked / masked: every row's maximum grows
+  kFirstMaskedStep = 10,  // from -inf, so the lazy rescale runs (and spills where its block holds spills)
+  kStepPrograms = 11
 };
 
 struct KernelPrograms {

@@ -48,8 +48,10 @@ ComputeWork softmax_tile_work(i64 rows, i64 cols, bool masked) {
 
 // One key block of FA2's forward loop (and split-KV's): Q_i with the run's
 // first block, K_j and V_j, S = Q K^T, online softmax, O += P V.
+// `first_program`: the first block runs a program of its own (FA2's lazy
+// rescale runs there: schedule::kFirstStep).
 void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i64 h, i64 kvh, i64 d, bool first,
-                    bool masked) {
+                    bool masked, bool first_program = false) {
   const i64 r0 = t.row_begin(i), rows = t.rows_in(i), c0 = t.col_begin(j), cols = t.cols_in(j);
   step.clear();
   if (first) step.load(rd(TensorId::Q, b, h, r0, rows, 0, d));
@@ -59,7 +61,9 @@ void key_block_step(Step& step, const AttentionTiles& t, i64 i, i64 j, i64 b, i6
   step.compute.tensor_flops = 4 * rows * cols * d;  // S = Q K^T, O += P V
   step.compute.fp32_ops += rows * d;                // rescale the O accumulator
   step.compute.sfu_ops += rows;                     // exp(m_old - m_new)
-  step.compute.program = masked ? schedule::kMaskedStep : schedule::kMainStep;
+  step.compute.program = first && first_program ? (masked ? schedule::kFirstMaskedStep : schedule::kFirstStep)
+                         : masked                ? schedule::kMaskedStep
+                                                 : schedule::kMainStep;
 }
 
 // FlashAttention-2 forward, and FlashAttention-3's (kernels/fa3), which walks
@@ -80,7 +84,7 @@ Generator<Step> flash_forward_cta(const ForwardSchedule& s, i64 x, i64 y, i64 z)
   bool masked_run = false;
   for (i64 j = keys.first; j < keys.end; j = keys.next(j)) {
     masked_run = masked_run || keys.masked(j);
-    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j));
+    key_block_step(step, t, i, j, b, h, kvh, d, j == keys.first, keys.masked(j), ForwardSchedule::kLazyRescale);
     co_yield step;
   }
   step.clear();
