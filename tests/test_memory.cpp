@@ -893,6 +893,36 @@ BOOST_AUTO_TEST_CASE(miss_waits_for_dram_and_concurrent_fills_share_its_bandwidt
   BOOST_TEST(mem.dram().counters().read_bytes == 2 * tile);
 }
 
+// The L2's intake (l2.write_bandwidth): stores into lines the L2 holds take
+// their sectors at its rate, not the slices' read rate, and the fills of read
+// misses queue at the same intake: a store stream beside a read stream adds up.
+BOOST_AUTO_TEST_CASE(stores_and_fills_share_the_l2_intake) {
+  auto p = test_profile();
+  p.l2_write_bandwidth_bytes_per_s = 32e9;  // 32 B/cycle, a 32nd of the slices' read rate
+  p.l2_partitions = 1;                      // every hit near
+  const i64 tile = 64 * 1024;               // 2048 cycles at the intake, 64 at the read rate
+  {
+    memory::MemorySystem mem(p, options());
+    const double first = mem.store(range(AccessKind::Write, kBase, tile), 0, 0);
+    const double second = mem.store(range(AccessKind::Write, kBase, tile), 0, 0);  // lines present: hits
+    BOOST_TEST(first == 2048 + p.l2_near_latency_cycles);
+    BOOST_TEST(second == 4096 + p.l2_near_latency_cycles);
+  }
+  {
+    memory::MemorySystem mem(p, options());
+    mem.store(range(AccessKind::Write, kBase, 2 * tile), 0, 0);  // the intake busy for 4096 cycles
+    // The fill's data is in once DRAM delivered it (1024 cycles + latency) and the intake took it.
+    const double read = mem.load(range(AccessKind::Read, kBase + (4 << 20), tile), 0, 0);
+    BOOST_TEST(read == 4096 + 2048);
+    BOOST_TEST(mem.dram().counters().read_bytes == tile);
+  }
+  {
+    p.l2_write_bandwidth_bytes_per_s = 0;  // absent: stores cost the slices' transfer only
+    memory::MemorySystem mem(p, options());
+    BOOST_TEST(mem.store(range(AccessKind::Write, kBase, tile), 0, 0) == 64 + p.l2_near_latency_cycles);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_hit_on_a_line_still_being_filled_waits_for_the_fill) {
   const auto p = test_profile();
   memory::MemorySystem mem(p, options());

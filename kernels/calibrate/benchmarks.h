@@ -73,6 +73,8 @@ struct L2Read {
   std::string setup;
 };
 L2Read l2_read_bandwidth(const Plan& plan);
+// Stores into L2-resident lines, all SMs: the L2 slices' intake (l2.write_bandwidth).
+L2Read l2_write_bandwidth(const Plan& plan);
 profile::Measured l2_load_one_sm(const Plan& plan);
 
 // red.global.add.v2.f32 bytes per SM per cycle, in FA2 backward's dQ pattern:

@@ -326,9 +326,13 @@ profile::CalibrationMeasurements run_benchmarks(bool quick, std::ostream* log) {
   m.l2_read_setup = l2.setup;
   m.l2_read_bytes_per_s = l2.bytes_per_s;
   m.l2_read_working_set = l2.working_set;
+  const bench::L2Read l2w = steps.run("L2 write bandwidth", [&] { return bench::l2_write_bandwidth(plan); });
+  m.l2_write_setup = l2w.setup;
+  m.l2_write_bytes_per_s = l2w.bytes_per_s;
   m.l2_load_per_sm = steps.run("L2 -> one SM", [&] { return bench::l2_load_one_sm(plan); });
   if (log != nullptr)
-    *log << "  L2 " << num(l2.bytes_per_s / 1e12) << " TB/s; one SM " << num(m.l2_load_per_sm.value)
+    *log << "  L2 " << num(l2.bytes_per_s / 1e12) << " TB/s (stores " << num(l2w.bytes_per_s / 1e12) << " TB/s); one SM "
+         << num(m.l2_load_per_sm.value)
          << " B/cycle\n";
   const bench::RedRates red = steps.run("red.global per SM", [&] { return bench::l2_reduce_rates(plan); });
   m.red_per_sm = {red.all_sms, red.setup + ": " + num(red.all_sms) + " B per SM per cycle with every SM reducing (" +

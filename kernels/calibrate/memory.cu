@@ -94,6 +94,22 @@ __global__ void __launch_bounds__(kStreamThreads) l2_reread(const uint4* __restr
   if (acc == 0x7FC01234u) *sink = acc;
 }
 
+// Stores into lines the L2 holds: CTA c of kStoreChunkThreads threads stores
+// chunk c mod `chunks` (kStoreChunkBytes each), every thread its 16-byte
+// stores back to back, values that differ by CTA and thread. This shape
+// takes in 4.75 TB/s on an H200 where a one-wave grid-stride loop of one
+// store per iteration reaches 3.95 (experiments/results/2026-12-02-h200-l2-write;
+// zeros or not makes no difference).
+constexpr int kStoreChunkThreads = 256;
+constexpr i64 kStoreChunkBytes = 32768;
+__global__ void __launch_bounds__(kStoreChunkThreads) l2_store_chunks(uint4* __restrict__ buf, i64 chunks) {
+  constexpr int kPerThread = static_cast<int>(kStoreChunkBytes / 16 / kStoreChunkThreads);
+  const i64 base = (static_cast<i64>(blockIdx.x) % chunks) * (kStoreChunkBytes / 16);
+  const std::uint32_t v = blockIdx.x * 2654435761u + threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) buf[base + i * kStoreChunkThreads + threadIdx.x] = make_uint4(v, v, v, v);
+}
+
 // One CTA re-reads n 16-byte elements (n a multiple of kOneSmThreads x
 // kOneSmLoads) `passes` times, kOneSmLoads loads in flight per thread; each
 // warp records its span and bytes.
@@ -435,6 +451,27 @@ L2Read l2_read_bandwidth(const Plan& plan) {
                "ld.global.cg, " + std::to_string(grid / plan.sm_count) + " CTAs x " + std::to_string(kStreamThreads) +
                " threads per SM, " + mib(static_cast<double>(plan.l2_read_bytes)) + " read per run";
   return best;
+}
+
+L2Read l2_write_bandwidth(const Plan& plan) {
+  // An eighth of the L2: well inside the dirty limit of every GPU measured
+  // (H100, H200: about half the L2), so no store leads to a DRAM write-back.
+  const i64 chunks = std::max<i64>(1, plan.l2_bytes / 8 / kStoreChunkBytes);
+  const i64 ws = chunks * kStoreChunkBytes;
+  kernels::DeviceBuffer<uint4> buf(static_cast<std::size_t>(ws / 16));
+  buf.fill_bytes(0x5A);
+  const i64 ctas = std::max<i64>(chunks, plan.l2_read_bytes / kStoreChunkBytes / chunks * chunks);
+  l2_store_chunks<<<static_cast<unsigned>(chunks), kStoreChunkThreads>>>(buf.get(), chunks);  // into L2
+  IOSIM_CUDA_CHECK_LAUNCH();
+  const double t =
+      median_ms(plan, [&] { l2_store_chunks<<<static_cast<unsigned>(ctas), kStoreChunkThreads>>>(buf.get(), chunks); });
+  L2Read out{static_cast<double>(ctas * kStoreChunkBytes) / (t * 1e-3), ws, ""};
+  out.setup = "all SMs storing into an L2-resident working set of an eighth of the L2 (" + mib(static_cast<double>(ws)) +
+              ", inside the dirty limit: no write-backs): CTAs of " + std::to_string(kStoreChunkThreads) +
+              " threads, each storing a " + std::to_string(kStoreChunkBytes / 1024) +
+              " KiB chunk with 16 B st.global, 8 back to back per thread, " +
+              mib(static_cast<double>(ctas * kStoreChunkBytes)) + " stored per run";
+  return out;
 }
 
 profile::Measured l2_load_one_sm(const Plan& plan) {

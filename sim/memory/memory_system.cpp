@@ -28,6 +28,9 @@ MemorySystem::MemorySystem(const profile::HardwareProfile& p, const L2Options& o
     : l2_(l2_geometry(p, options), options),
       dram_(DramModel::from_profile(p)),
       l2_bandwidth_(l2_rate(p)),
+      l2_intake_(p.l2_write_bandwidth_bytes_per_s > 0
+                     ? std::optional<BandwidthServer>(p.l2_write_bandwidth_bytes_per_s / p.sm_clock_hz)
+                     : std::nullopt),
       near_latency_(p.l2_near_latency_cycles),
       far_latency_(p.l2_partitions > 1 ? p.l2_far_latency_cycles : p.l2_near_latency_cycles),
       sector_bytes_(p.l2_sector_bytes) {
@@ -38,7 +41,11 @@ double MemorySystem::request(const trace::RangeAccess& a, double now, int partit
   const L2Access r = l2_.access(a, now, partition);
   const double hit_latency = r.far ? far_latency_ : near_latency_;
   // Every requested sector crosses the L2 slices and the crossbar, merged or not.
-  const double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
+  double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
+  // A store's sectors enter the slices' data arrays through their intake,
+  // which the fills of read misses share.
+  if (l2_intake_ && !is_load)
+    transfer_end = std::max(transfer_end, l2_intake_->reserve(r.sectors * sector_bytes_, now));
   double ready = transfer_end + hit_latency;
   if (r.merged) {
     if (r.writeback_sectors > 0)  // early ones (dirty limit)
@@ -50,7 +57,10 @@ double MemorySystem::request(const trace::RangeAccess& a, double now, int partit
   double fill_ready = 0;
   // A strided tile's rows are its DRAM pieces; a contiguous one streams.
   const i64 piece = a.rows > 1 && a.stride > a.row_bytes ? a.row_bytes : a.bytes();
-  if (r.fetch_sectors > 0) fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now, piece);
+  if (r.fetch_sectors > 0) {
+    fill_ready = dram_.read(r.fetch_sectors * sector_bytes_, now, piece);
+    if (l2_intake_) fill_ready = std::max(fill_ready, l2_intake_->reserve(r.fetch_sectors * sector_bytes_, now));
+  }
   if (r.writeback_sectors > 0)
     writeback_end_ = std::max(writeback_end_, dram_.write_back(r.writeback_sectors * sector_bytes_, now));
   ready = std::max(ready, fill_ready);

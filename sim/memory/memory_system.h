@@ -9,8 +9,12 @@
 //                       the fill of lines an earlier miss is still bringing in)
 //   merged read  =  max(L2 transfer end + hit latency, the merged-into request's ready time)
 //   store done   =  L2 transfer end + hit latency (reductions also wait for a fetch)
+// With the L2's intake (l2.write_bandwidth) a store's transfer end and a
+// fill's data are no earlier than the intake has taken their sectors.
 // Write-backs of dirty evictions occupy the DRAM channel; nobody waits on them.
 #pragma once
+#include <optional>
+
 #include "sim/memory/bandwidth.h"
 #include "sim/memory/dram.h"
 #include "sim/memory/l2_cache.h"
@@ -67,6 +71,9 @@ class MemorySystem {
   L2Cache l2_;
   DramModel dram_;
   BandwidthServer l2_bandwidth_;
+  // The slices' intake (l2.write_bandwidth): stores and DRAM fills; none
+  // where the profile has no such rate.
+  std::optional<BandwidthServer> l2_intake_;
   double near_latency_, far_latency_;
   double writeback_end_ = 0;
   i64 sector_bytes_;

@@ -133,6 +133,9 @@ void add_l2(ProfileDraft& d, const CalibrationMeasurements& m) {
       m.l2_read_bytes_per_s, m.l2_read_setup + ", best working set " +
                                  mib(static_cast<double>(m.l2_read_working_set)) + ", " + runs(m) + ": " +
                                  tbps(m.l2_read_bytes_per_s));
+  if (m.l2_write_bytes_per_s > 0)
+    d.values["l2.write_bandwidth"] =
+        measured(m.l2_write_bytes_per_s, m.l2_write_setup + ", " + runs(m) + ": " + tbps(m.l2_write_bytes_per_s));
   d.values["l2.merge_window"] =
       m.merge_window.setup.empty()
           ? assumed(32, "not measured (iosim calibrate's merge probe did not run): the window in which the engine's "

@@ -109,6 +109,8 @@ struct CalibrationMeasurements {
   std::string l2_read_setup;
   double l2_read_bytes_per_s = 0;
   i64 l2_read_working_set = 0;
+  std::string l2_write_setup;       // stores into L2-resident lines (0: not measured)
+  double l2_write_bytes_per_s = 0;
   ResidentSweep l2_sweep;  // all SMs, ld.global.cg
   ResidentSweep l1_sweep;  // one SM, ld.global.ca, smallest shared-memory carve-out
 

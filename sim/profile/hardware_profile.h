@@ -49,6 +49,7 @@ struct HardwareProfile {
   bool l2_far_copies = false;
   i64 l2_model_bytes() const { return l2_effective_bytes > 0 ? l2_effective_bytes : l2_bytes; }
   double l2_bandwidth_bytes_per_s = 0;
+  double l2_write_bandwidth_bytes_per_s = 0;  // 0: absent (writes share `l2_bandwidth` alone)
   // Identical tile reads arriving within this many cycles of a read lookup
   // merge into it (0 = no merging); engine::EngineOptions can override it.
   double l2_merge_window_cycles = 0;

@@ -98,6 +98,10 @@ std::vector<SchemaSection> build_schema() {
         key("bandwidth", ValueKind::bandwidth, req, &P::l2_bandwidth_bytes_per_s, "l2_bandwidth_bytes_per_s",
             "sustained L2-to-SM read bandwidth for data resident in L2 (measured where we could; otherwise the "
             "vendor's per-clock figure x clock, an upper bound)"),
+        key("write_bandwidth", ValueKind::bandwidth, opt, &P::l2_write_bandwidth_bytes_per_s,
+            "l2_write_bandwidth_bytes_per_s",
+            "the rate at which the L2 slices take in lines: SM stores into L2-resident lines, measured alone, "
+            "which DRAM fills share (absent: stores and fills cost only `bandwidth`'s transfer)"),
         zero_allowed(key("merge_window", ValueKind::latency, req, &P::l2_merge_window_cycles, "l2_merge_window_cycles",
             "a read of the same tile arriving within this many cycles of a read lookup merges into it "
             "(Hopper's L2 request coalescing; 0 = off): the integral of the merged share over the gap between "
