@@ -173,6 +173,16 @@ BOOST_AUTO_TEST_CASE(one_sm_pulls_at_least_its_share_of_the_l2_and_at_most_all_o
   BOOST_TEST(m.l2_load_per_sm.value <= whole);
 }
 
+// Stores into lines the L2 holds: measured, and no faster than re-reads of the
+// same lines (the H200: 4.6 against 7.5-8 TB/s; the rate the L2 takes in
+// lines, which its fills share, so at least a fifth of the re-read rate).
+BOOST_AUTO_TEST_CASE(the_l2_takes_in_stores_no_faster_than_it_serves_reads) {
+  const auto& m = quick_run();
+  BOOST_TEST(m.l2_write_bytes_per_s > m.l2_read_bytes_per_s / 5);
+  BOOST_TEST(m.l2_write_bytes_per_s <= m.l2_read_bytes_per_s);
+  BOOST_TEST(!m.l2_write_setup.empty());
+}
+
 // Reductions into L2 go no faster per SM than one SM's loads come back, and
 // every SM together no faster than the L2's read bandwidth.
 BOOST_AUTO_TEST_CASE(an_sms_reductions_are_bounded_by_its_l2_port_and_the_l2) {
