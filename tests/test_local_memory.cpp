@@ -69,6 +69,25 @@ double num(const std::map<std::string, std::string>& r, const std::string& key) 
   return std::stod(s);
 }
 
+// One FA2 pass of a local.csv configuration (B = 1, H heads, N_q = N_k = N),
+// simulated on profile p at the tile it was measured with.
+engine::SimulationResult simulate_fa2(const profile::HardwareProfile& p, workload::Pass pass, int d, i64 n, i64 heads,
+                                      bool causal, int bm, int bn) {
+  workload::Problem prob;
+  prob.batch = 1;
+  prob.heads = prob.kv_heads = heads;
+  prob.seq_q = prob.seq_k = n;
+  prob.head_dim = d;
+  prob.causal = causal;
+  trace::TraceOptions o;
+  o.algorithm = workload::Algorithm::fa2;
+  o.pass = pass;
+  o.block_m = bm;
+  o.block_n = bn;
+  o.sram_limit_bytes = p.smem_per_block_bytes;
+  return engine::simulate(trace::build_trace(prob, o), p, {});
+}
+
 }  // namespace
 
 // A load hits while the lines every resident warp touched since its line was
@@ -228,19 +247,8 @@ BOOST_AUTO_TEST_CASE(fa2_backwards_local_stores_are_what_the_gpu_stored) {
     if (!std::regex_match(config, m, name) || r.at("Kernel Name").find("fa2_backward_kernel") == std::string::npos)
       continue;
     const int d = std::stoi(m[1]), bm = std::stoi(m[5]), bn = std::stoi(m[6]);
-    workload::Problem prob;
-    prob.batch = 1;
-    prob.heads = prob.kv_heads = std::stoi(m[3]);
-    prob.seq_q = prob.seq_k = std::stoi(m[2]);
-    prob.head_dim = d;
-    prob.causal = m[4].matched;
-    trace::TraceOptions o;
-    o.algorithm = workload::Algorithm::fa2;
-    o.pass = workload::Pass::bwd;
-    o.block_m = bm;
-    o.block_n = bn;
-    o.sram_limit_bytes = p.smem_per_block_bytes;
-    const engine::SimulationResult res = engine::simulate(trace::build_trace(prob, o), p, {});
+    const engine::SimulationResult res =
+        simulate_fa2(p, workload::Pass::bwd, d, std::stoi(m[2]), std::stoi(m[3]), m[4].matched, bm, bn);
     const auto k = std::find_if(res.kernels.begin(), res.kernels.end(), [](const auto& kk) { return kk.name == "fa2_bwd_main"; });
     BOOST_TEST_REQUIRE((k != res.kernels.end()));
     const double measured = 32 * num(r, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum");
@@ -273,19 +281,8 @@ BOOST_AUTO_TEST_CASE(fa2_forwards_local_stores_are_what_the_gpu_stored) {
     std::smatch m;
     const std::string config = r.at("config");
     if (!std::regex_match(config, m, name)) continue;
-    const int d = std::stoi(m[1]), bm = std::stoi(m[4]), bn = std::stoi(m[5]);
-    workload::Problem prob;
-    prob.batch = 1;
-    prob.heads = prob.kv_heads = std::stoi(m[3]);
-    prob.seq_q = prob.seq_k = std::stoi(m[2]);
-    prob.head_dim = d;
-    trace::TraceOptions o;
-    o.algorithm = workload::Algorithm::fa2;
-    o.pass = workload::Pass::fwd;
-    o.block_m = bm;
-    o.block_n = bn;
-    o.sram_limit_bytes = p.smem_per_block_bytes;
-    const engine::SimulationResult res = engine::simulate(trace::build_trace(prob, o), p, {});
+    const engine::SimulationResult res = simulate_fa2(p, workload::Pass::fwd, std::stoi(m[1]), std::stoi(m[2]),
+                                                      std::stoi(m[3]), false, std::stoi(m[4]), std::stoi(m[5]));
     BOOST_TEST_REQUIRE(res.kernels.size() == 1u);
     const double measured = 32 * num(r, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum");
     BOOST_TEST_REQUIRE(measured > 0, config);

@@ -1,3 +1,8 @@
+#!/usr/bin/env bash
+# On the GPU machine, after l2_write_run.sh: which store kernel measures the L2's intake (the chunked
+# CTAs of l2_write_probe.cu against iosim calibrate's first, grid-stride kernel, zeros or values), beside a
+# long read stream and a 64 MiB copy, each twice. Run from the repository root with the probe built into
+# build-probe/ (see l2_write_probe.cu). Usage: experiments/probes/l2_write_run2.sh OUT
 set -uo pipefail
 configs=
 for rep in 1 2; do configs="$configs l2write:8:256 l2writev:8:256 gswrite:8:256 gswrite0:8:256 gswrite:8:2048 l2write:4:256 l2writev:4:256 read:512 copy:64"; done

@@ -4,15 +4,13 @@ gpu__time_duration, L2 flushed before each launch; the mean of the repeats), its
 beside `iosim replay` of the same schedule (experiments/copy_trace.py, `--cold-l2`) under each PROFILE.
   experiments/probes/l2_write_table.py OUT [IOSIM] [PROFILE ...]
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from copy_replay import replay_seconds  # noqa: E402
 from ncu_probe import launches  # noqa: E402
 
 out = sys.argv[1]
@@ -40,14 +38,7 @@ def trace_args(kind):
 
 
 def predicted(kind, profile):
-    with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
-        subprocess.run([sys.executable, os.path.join(HERE, "..", "copy_trace.py"), *trace_args(kind)], stdout=f, check=True)
-    try:
-        r = subprocess.run([iosim, "replay", f.name, "--profile", profile, "--cold-l2", "--json"],
-                           capture_output=True, text=True, check=True)
-    finally:
-        os.unlink(f.name)
-    return json.loads(r.stdout)["kernels"][0]["time"]["seconds"]
+    return replay_seconds(iosim, profile, trace_args(kind))
 
 
 head = "| config | read MB | written MB | DRAM read MB | DRAM write MB | measured us |"

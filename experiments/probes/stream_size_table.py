@@ -5,15 +5,13 @@ beside `iosim replay` of the same schedule (experiments/copy_trace.py, `--cold-l
 difference. A constant difference is a fixed cost the model lacks; one growing with the bytes, a rate.
   experiments/probes/stream_size_table.py OUT [IOSIM] [PROFILE]
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from copy_replay import replay_seconds  # noqa: E402
 from ncu_probe import launches  # noqa: E402
 
 out = sys.argv[1]
@@ -25,15 +23,7 @@ for c, v in launches(out):
 
 
 def predicted(kind, size):
-    with tempfile.NamedTemporaryFile("w", suffix=".trace", delete=False) as f:
-        subprocess.run([sys.executable, os.path.join(HERE, "..", "copy_trace.py"), str(size), "32768"]
-                       + (["read"] if kind == "read" else []), stdout=f, check=True)
-    try:
-        r = subprocess.run([iosim, "replay", f.name, "--profile", profile, "--cold-l2", "--json"],
-                           capture_output=True, text=True, check=True)
-    finally:
-        os.unlink(f.name)
-    return json.loads(r.stdout)["kernels"][0]["time"]["seconds"]
+    return replay_seconds(iosim, profile, [str(size), "32768"] + (["read"] if kind == "read" else []))
 
 
 print(f"| kind | MiB | measured us | iosim us ({profile}) | iosim / measured | measured - iosim, us |")
