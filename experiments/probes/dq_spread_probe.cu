@@ -17,11 +17,14 @@
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 experiments/probes/dq_spread_probe.cu -o dq_spread_probe
 //   ./dq_spread_probe > dq_spread.csv
+//   ./dq_spread_probe groups > dq_groups.csv   (2026-12-02: CTAs in groups of g reducing into the same 64
+//       rows, g = 1 .. every SM, reds 0, 16 and 32; per (g, reds) the mean step length over every CTA and step)
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "probe_check.h"
@@ -37,16 +40,16 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__global__ void __launch_bounds__(kThreads) dq_spread(float* buf, int reds, int shared_rows, long long* times) {
+__global__ void __launch_bounds__(kThreads) dq_spread(float* buf, int reds, int group, long long* times) {
   extern __shared__ __half smem[];
   __half* sA = smem;                 // dS: 64 rows x 128 (k)
   __half* sB = smem + kRowsA * kLd;  // K: 128 rows (n) x 128 (k), n-major as FA2 reads K for dS K
   for (int i = threadIdx.x; i < kSmemHalves; i += kThreads) smem[i] = __float2half(0.001f * (i % 97));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int m0 = (warp % 4) * 16, n0 = (warp / 4) * 64;
-  // shared_rows: every CTA reduces into the same 64 rows, as FA2's CTAs of one head (its key blocks) do into
-  // the dQ rows of the query block they are at; else each CTA into its own.
-  const long long cta_rows = shared_rows ? 0 : static_cast<long long>(blockIdx.x) * kRowsA;
+  // CTAs in groups of `group` reduce into the same 64 rows, as FA2's CTAs of one head (its key blocks) do into
+  // the dQ rows of the query block they are at (group = every SM: all CTAs; 1: each CTA its own rows).
+  const long long cta_rows = static_cast<long long>(blockIdx.x / group) * kRowsA;
   float* dq = buf + (cta_rows + m0 + lane / 4) * kRowFloats + n0 + 2 * (lane % 4);
   __syncthreads();
   for (int s = 0; s < kSteps; ++s) {
@@ -97,7 +100,8 @@ __global__ void __launch_bounds__(kThreads) dq_spread(float* buf, int reds, int 
   }
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool groups_mode = argc > 1 && std::string(argv[1]) == "groups";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
@@ -114,12 +118,37 @@ int main() {
               "warp from shared memory, `reds` red.global.add.v2.f32; cycles after the step's barrier (the step "
               "starts when the last warp leaves it); steps %d..%d\n",
               prop.name, sms, kSkip, kSteps - 1);
+  if (groups_mode) {
+    std::printf("group,reds,bytes_per_cta_step,mean_step_cycles\n");
+    for (const int group : {1, 2, 4, 8, 16, 33, 66, sms})
+      for (const int reds : {0, 16, 32}) {
+        dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, group, times);  // warm-up
+        CK(cudaGetLastError());
+        dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, group, times);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(host.data(), times, sizeof(long long) * n_times, cudaMemcpyDeviceToHost));
+        double sum = 0;
+        long long count = 0;
+        for (int c = 0; c < sms; ++c)
+          for (int s = kSkip; s + 1 < kSteps; ++s) {
+            const long long* st = host.data() + (static_cast<size_t>(c) * kSteps + s) * 8 * 3;
+            const long long* nx = st + 8 * 3;
+            long long start = st[0], next = nx[0];
+            for (int w = 1; w < 8; ++w) start = std::max(start, st[3 * w]), next = std::max(next, nx[3 * w]);
+            sum += static_cast<double>(next - start);
+            ++count;
+          }
+        std::printf("%d,%d,%d,%.1f\n", group, reds, reds * 8 * 256, sum / static_cast<double>(count));
+      }
+    return 0;
+  }
   std::printf("shared_rows,reds,cta,step,warp,gemm_end,reds_end,step_length\n");
   for (const int shared : {0, 1})
   for (const int reds : {0, 16, 32}) {
-    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared, times);  // warm-up
+    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared ? sms : 1, times);  // warm-up
     CK(cudaGetLastError());
-    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared, times);
+    dq_spread<<<sms, kThreads, smem_bytes>>>(buf, reds, shared ? sms : 1, times);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(host.data(), times, sizeof(long long) * n_times, cudaMemcpyDeviceToHost));
