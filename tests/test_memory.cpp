@@ -923,6 +923,26 @@ BOOST_AUTO_TEST_CASE(stores_and_fills_share_the_l2_intake) {
   }
 }
 
+// A reduction holds the L2 slices as long as all SMs' reductions together
+// take per byte (sm_pipes.red_per_sm x SMs), not a read's transfer time, and
+// reads behind it wait for it.
+BOOST_AUTO_TEST_CASE(reductions_hold_the_l2_slices_at_the_reduction_rate) {
+  auto p = test_profile();
+  p.l2_partitions = 1;
+  p.sm_pipes.red_bytes_per_cycle = 64;  // x 4 SMs: 256 B/cycle, a quarter of the slices' 1024
+  const i64 tile = 64 * 1024;
+  memory::MemorySystem mem(p, options());
+  mem.load(range(AccessKind::Read, kBase, tile), 0, 0);  // the lines in L2
+  const double reduced = mem.store(range(AccessKind::ReduceAdd, kBase, tile), 10000, 0);
+  BOOST_TEST(reduced == 10000 + 256 + p.l2_near_latency_cycles);  // 64 KiB at 256 B/cycle
+  const double read = mem.load(range(AccessKind::Read, kBase, tile), 10000, 0);
+  BOOST_TEST(read == 10000 + 256 + 64 + p.l2_near_latency_cycles);  // behind it, at 1024 B/cycle
+  p.sm_pipes.red_bytes_per_cycle = 0;  // no rate: a reduction costs what a read does
+  memory::MemorySystem plain(p, options());
+  plain.load(range(AccessKind::Read, kBase, tile), 0, 0);
+  BOOST_TEST(plain.store(range(AccessKind::ReduceAdd, kBase, tile), 10000, 0) == 10000 + 64 + p.l2_near_latency_cycles);
+}
+
 BOOST_AUTO_TEST_CASE(a_hit_on_a_line_still_being_filled_waits_for_the_fill) {
   const auto p = test_profile();
   memory::MemorySystem mem(p, options());

@@ -12,9 +12,9 @@ class BandwidthServer {
  public:
   explicit BandwidthServer(double bytes_per_cycle) : bytes_per_cycle_(bytes_per_cycle) {}
   // Reserves the transfer of `bytes` issued at `now`; returns when it ends.
-  double reserve(i64 bytes, double now) {
+  double reserve(double bytes, double now) {
     const double start = std::max(now, free_at_);
-    const double cycles = static_cast<double>(bytes) / bytes_per_cycle_;
+    const double cycles = bytes / bytes_per_cycle_;
     free_at_ = start + cycles;
     busy_cycles_ += cycles;
     return free_at_;

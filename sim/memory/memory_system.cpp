@@ -35,13 +35,19 @@ MemorySystem::MemorySystem(const profile::HardwareProfile& p, const L2Options& o
       far_latency_(p.l2_partitions > 1 ? p.l2_far_latency_cycles : p.l2_near_latency_cycles),
       sector_bytes_(p.l2_sector_bytes) {
   if (near_latency_ < 0 || far_latency_ < 0) throw InputError("profile '" + p.name + "': L2 latencies must be >= 0");
+  const double reductions = p.sm_pipes.red_bytes_per_cycle * static_cast<double>(p.sm_count);
+  if (reductions > 0) reduce_cost_ = std::max(1.0, l2_bandwidth_.bytes_per_cycle() / reductions);
 }
 
 double MemorySystem::request(const trace::RangeAccess& a, double now, int partition, bool is_load) {
   const L2Access r = l2_.access(a, now, partition);
   const double hit_latency = r.far ? far_latency_ : near_latency_;
   // Every requested sector crosses the L2 slices and the crossbar, merged or not.
-  double transfer_end = l2_bandwidth_.reserve(r.sectors * sector_bytes_, now);
+  // A reduction holds the slices as long as every SM's reductions together
+  // take per byte (calibrate's red_per_sm), not a read's time: its reads
+  // and writes of the line and the add happen there.
+  const double sector_cost = a.kind == trace::AccessKind::ReduceAdd ? reduce_cost_ : 1.0;
+  double transfer_end = l2_bandwidth_.reserve(static_cast<double>(r.sectors * sector_bytes_) * sector_cost, now);
   // A store's sectors enter the slices' data arrays through their intake,
   // which the fills of read misses share.
   if (l2_intake_ && !is_load)

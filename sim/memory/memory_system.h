@@ -10,7 +10,9 @@
 //   merged read  =  max(L2 transfer end + hit latency, the merged-into request's ready time)
 //   store done   =  L2 transfer end + hit latency (reductions also wait for a fetch)
 // With the L2's intake (l2.write_bandwidth) a store's transfer end and a
-// fill's data are no earlier than the intake has taken their sectors.
+// fill's data are no earlier than the intake has taken their sectors. A
+// reduction's sectors hold the slices' server l2.bandwidth / (red_per_sm x
+// SMs) times as long as a read's.
 // Write-backs of dirty evictions occupy the DRAM channel; nobody waits on them.
 #pragma once
 #include <optional>
@@ -74,6 +76,10 @@ class MemorySystem {
   // The slices' intake (l2.write_bandwidth): stores and DRAM fills; none
   // where the profile has no such rate.
   std::optional<BandwidthServer> l2_intake_;
+  // What a reduced byte costs the slices in read bytes: the L2's read rate
+  // over every SM's reductions together (sm_pipes.red_per_sm x SMs); 1
+  // where the profile has no reduction rate.
+  double reduce_cost_ = 1;
   double near_latency_, far_latency_;
   double writeback_end_ = 0;
   i64 sector_bytes_;
