@@ -212,7 +212,8 @@ void emit_fa2_kv_copy(ProgramBuilder& b, int rows, int d, i64 elem, i64 threads)
 
 // The kernel's LDL/STL in the order its SASS issues them (fa2_local_memory.inc).
 void emit_fa2_locals(ProgramBuilder& b, bool backward, int d, int bm, int bn, LocalRegion region) {
-  if (region != LocalRegion::step && region != LocalRegion::masked) b.runs_once();  // first: once per CTA
+  // Every region but the repeating steps runs once per CTA (the first block's too).
+  if (region != LocalRegion::step && region != LocalRegion::masked) b.runs_once();
   for (const LocalAccess& a : fa2_local_accesses(backward, d, bm, bn, region)) b.local_access(a);
 }
 
