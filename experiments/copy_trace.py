@@ -18,6 +18,9 @@ total = int(sys.argv[1]) if len(sys.argv) > 1 else 268435456
 chunk = int(sys.argv[2]) if len(sys.argv) > 2 else 32768
 mode = sys.argv[3] if len(sys.argv) > 3 else "copy"
 arg = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+if mode not in ("copy", "read", "write", "mix", "l2read", "l2write") or (mode in ("mix", "l2read", "l2write") and arg < 1):
+    sys.exit(f"copy_trace.py: mode '{mode}' {'needs a positive ARG' if mode in ('mix', 'l2read', 'l2write') else 'unknown'}"
+             " (modes: copy, read, write, mix K, l2read S, l2write S)")
 region = arg if mode in ("l2read", "l2write") else total
 ctas = total // chunk
 src, dst = 0x40000000, 0x40000000 + ((region + (1 << 21) - 1) >> 21 << 21)
